@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kvm-prefetch: build Debian 12's KVM with our hooks, boot it in QEMU, test.
+#
+#   make deps      install the Debian packages we need (as root)
+#   make modules   extract, patch, overlay and build kvm.ko & co. out of tree
+#   make unit      userspace unit tests
+#   make vm-test   boot the modules in a QEMU (TCG, nested SVM) guest, run tests
+#   make check     all of the above plus static checks (README's test command)
+#   make demo      a short, readable tour (README's main command)
+#   make patches   our change as a format-patch series against Debian's source
+#   make clean
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DELETE_ON_ERROR:
+.PHONY: all deps modules unit vm-test check demo patches clean static \
+	tests-vm initramfs versions overlay
+
+TOP	:= $(CURDIR)
+BUILD	:= $(TOP)/build
+PRISTINE := $(BUILD)/pristine
+STAGE	:= $(BUILD)/stage
+TREE	:= $(BUILD)/kvm
+VMDIR	:= $(BUILD)/vm
+
+# The kernel tree pieces we extract: the KVM code, the headers whose
+# layout we change and the scripts our static checks use.
+SRC_PATHS := arch/x86/kvm virt/kvm \
+	include/linux/kvm_host.h include/linux/kvm_types.h \
+	include/uapi/linux/kvm.h \
+	arch/x86/include/asm/kvm_host.h arch/x86/include/uapi/asm/kvm.h \
+	scripts/checkpatch.pl scripts/spelling.txt \
+	scripts/const_structs.checkpatch \
+	tools/testing/selftests/kvm tools/testing/selftests/lib.mk \
+	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
+	tools/lib tools/scripts tools/build
+
+DEB_PKGS := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
+	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
+	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
+	linux-libc-dev libc6-dev gnuplot-nox
+
+# Versions are derived from what apt installed, never hard-coded.  These
+# are recursive so that they are evaluated after "deps" ran.
+ABI = $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
+	sed -n 's/.*linux-image-\([0-9][^ ,]*\).*/\1/p')
+SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null)
+IMG_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-image-$(ABI) 2>/dev/null)
+HDR_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-headers-$(ABI) 2>/dev/null)
+KHEADERS = /usr/src/linux-headers-$(ABI)
+KIMAGE = /boot/vmlinuz-$(ABI)
+KMODDIR = /lib/modules/$(ABI)
+SRC_TARBALL = /usr/src/linux-source-6.1.tar.xz
+
+OVERLAY_FILES := $(shell find kvm-policy include arch -type f \
+	\( -name '*.c' -o -name '*.h' \) 2>/dev/null | LC_ALL=C sort)
+PATCHES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' arch/x86/series)
+
+all: modules
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+			grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing:$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "deps: missing packages and not root" >&2; exit 1; \
+		fi; \
+		apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends $$missing >/dev/null; \
+	fi
+
+versions: deps
+	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from linux-image-amd64" >&2; exit 1; }
+	@if [ "$(SRC_VERSION)" != "$(IMG_VERSION)" ] || \
+	    [ "$(SRC_VERSION)" != "$(HDR_VERSION)" ]; then \
+		echo "version mismatch: linux-source-6.1 $(SRC_VERSION)," \
+		     "linux-image-$(ABI) $(IMG_VERSION)," \
+		     "linux-headers-$(ABI) $(HDR_VERSION)" >&2; \
+		echo "install matching versions (apt-get install linux-source-6.1 linux-image-amd64 linux-headers-amd64)" >&2; \
+		exit 1; \
+	fi
+	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
+
+# Pristine extraction, redone only when the source package changes.
+$(BUILD)/.pristine-%:
+	rm -rf $(PRISTINE) $(BUILD)/.pristine-*
+	mkdir -p $(PRISTINE)
+	tar -xJf $(SRC_TARBALL) -C $(PRISTINE) --strip-components=1 \
+		$(addprefix linux-source-6.1/,$(SRC_PATHS))
+	touch $@
+
+# The stage is rebuilt from scratch every time (a few seconds): pristine
+# copy, hook patches, our files.  Only files whose contents changed are
+# then synced into the build tree, so kbuild recompiles only what changed.
+modules: versions $(BUILD)/.pristine-$(SRC_VERSION)
+	rm -rf $(STAGE)
+	cp -a $(PRISTINE) $(STAGE)
+	@for p in $(PATCHES); do \
+		if ! out=$$(patch -p1 -d $(STAGE) --forward --batch \
+				--no-backup-if-mismatch -r - < arch/x86/$$p 2>&1); then \
+			echo "$$out" >&2; \
+			echo "ERROR: patch arch/x86/$$p does not apply:" >&2; \
+			echo "$$out" | sed -n 's/^patching file /  file: /p' >&2; \
+			exit 1; \
+		fi; \
+	done
+	@$(MAKE) --no-print-directory overlay
+	{ cat arch/x86/Kbuild.oot; \
+	  sed -e 's|$$(srctree)/arch/x86/kvm|$$(src)|g' \
+	      -e 's|$$(srctree)/virt/kvm|$$(KVM_TREE)/virt/kvm|g' \
+	      $(STAGE)/arch/x86/kvm/Makefile; } > $(STAGE)/arch/x86/kvm/Kbuild
+	mkdir -p $(TREE)
+	rsync -rc $(STAGE)/ $(TREE)/
+	$(MAKE) -C $(KHEADERS) M=$(TREE)/arch/x86/kvm -j$(shell nproc) modules
+	@mkdir -p $(BUILD)/modules
+	@for m in kvm kvm-amd kvm-intel; do \
+		cmp -s $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/$$m.ko || \
+			cp $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/; \
+	done
+	@ls -l $(BUILD)/modules
+
+# Our own files, mapped to where they live upstream.
+overlay:
+	@for f in $(OVERLAY_FILES); do \
+		case $$f in \
+		kvm-policy/*/*) continue ;; \
+		kvm-policy/*) dst=virt/kvm/$${f#kvm-policy/} ;; \
+		arch/x86/kvm/*) dst=$$f ;; \
+		include/*) dst=$$f ;; \
+		*) continue ;; \
+		esac; \
+		mkdir -p $(STAGE)/$$(dirname $$dst); \
+		cp $$f $(STAGE)/$$dst; \
+	done
+
+# ---------------------------------------------------------------- tests
+
+CFLAGS_TEST := -O2 -g -Wall -Wextra -Wno-unused-parameter -static -pthread \
+	-I$(TOP)/tests/vm/lib -I$(TOP)/include/uapi
+VM_TEST_SRCS := $(wildcard tests/vm/*.c)
+VM_TEST_BINS := $(patsubst tests/vm/%.c,$(VMDIR)/tests/%,$(VM_TEST_SRCS))
+VM_LIB_SRCS := $(wildcard tests/vm/lib/*.c)
+VM_LIB_HDRS := $(wildcard tests/vm/lib/*.h) $(wildcard include/uapi/linux/*.h)
+
+$(VMDIR)/tests/%: tests/vm/%.c $(VM_LIB_SRCS) $(VM_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS_TEST) -o $@ $< $(VM_LIB_SRCS)
+
+tests-vm: deps $(VM_TEST_BINS)
+
+RESULTS := $(BUILD)/results
+
+unit: deps
+	@mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory -C tests/unit BUILD=$(BUILD)/unit | \
+		tee $(RESULTS)/unit.txt
+
+initramfs: modules tests-vm
+	KMODDIR=$(KMODDIR) BUILD=$(BUILD) tests/vm/mkinitramfs.sh
+
+vm-test: initramfs
+	@mkdir -p $(RESULTS)
+	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
+		--mode test --log $(VMDIR)/test.log | tee $(RESULTS)/vm-test.txt
+
+demo: initramfs
+	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
+		--mode demo --log $(VMDIR)/demo.log --quiet
+
+static: modules
+
+# Every layer ends its output with "N passed, N failed[, N skipped]";
+# the last line of "make check" adds them up.
+check: deps
+	@rm -rf $(RESULTS)
+	@$(MAKE) --no-print-directory modules unit static vm-test
+	@for f in $(RESULTS)/*.txt; do \
+		printf '%-10s %s\n' "$$(basename $$f .txt):" "$$(tail -n1 $$f)"; \
+	done
+	@cat $(RESULTS)/*.txt | \
+	awk '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
+		sub(/^[a-z-]+: /, ""); p += $$1; f += $$3; s += $$5 } \
+		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f != 0) }'
+
+# ---------------------------------------------------------------- patches
+
+# Our change as a mail-ready series against Debian's pristine source: one
+# commit with the pristine files, then the hook patches, then our files.
+patches: modules
+	rm -rf $(BUILD)/patches-git $(BUILD)/patches
+	mkdir -p $(BUILD)/patches-git $(BUILD)/patches
+	cp -a $(PRISTINE)/. $(BUILD)/patches-git/
+	cd $(BUILD)/patches-git && git init -q && git add -A && \
+		git -c user.name=kvm-prefetch -c user.email=kvm-prefetch@localhost \
+		commit -qm "Debian linux-source-6.1 $(SRC_VERSION) (pristine)"
+	@set -e; for p in $(PATCHES); do \
+		git -C $(BUILD)/patches-git am -q --keep-cr $(TOP)/arch/x86/$$p 2>/dev/null || { \
+			git -C $(BUILD)/patches-git am --abort 2>/dev/null || true; \
+			patch -p1 -d $(BUILD)/patches-git --batch -s < arch/x86/$$p; \
+			git -C $(BUILD)/patches-git add -A; \
+			git -C $(BUILD)/patches-git -c user.name=kvm-prefetch \
+				-c user.email=kvm-prefetch@localhost commit -qm "$$p"; }; \
+	done
+	rm -rf $(STAGE).patches && mv $(STAGE) $(STAGE).keep && \
+		mkdir -p $(STAGE) && $(MAKE) --no-print-directory overlay && \
+		cp -a $(STAGE)/. $(BUILD)/patches-git/ && rm -rf $(STAGE) && \
+		mv $(STAGE).keep $(STAGE)
+	cd $(BUILD)/patches-git && git add -A && \
+		{ git diff --cached --quiet || git -c user.name=kvm-prefetch \
+		  -c user.email=kvm-prefetch@localhost commit -qm \
+		  "kvm-prefetch: add the framework's own files"; }
+	git -C $(BUILD)/patches-git format-patch -q -o $(BUILD)/patches HEAD~$$(( \
+		$$(git -C $(BUILD)/patches-git rev-list --count HEAD) - 1 ))
+	@ls $(BUILD)/patches
+
+clean:
+	rm -rf $(BUILD)
+	@$(MAKE) --no-print-directory -C tests/unit clean BUILD=$(BUILD)/unit 2>/dev/null || true

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvmtest - a tiny helper library for in-VM KVM tests.
+ *
+ * Static test programs use raw KVM ioctls through it: create a VM, add
+ * memslots, create vCPUs running a built-in 32-bit guest program ("touch")
+ * without guest paging, so that every guest access to a fresh page is a
+ * TDP (NPT/EPT) fault on the host, and read binary stats by name.
+ *
+ * Reporting: each check prints exactly one line "PASS: ...", "FAIL: ..."
+ * or "SKIP: ..." on stdout; informational lines start with "# ".
+ * kt_exit() turns the counts into the exit status (0, 1 or 4).
+ */
+#ifndef KVMTEST_H
+#define KVMTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <linux/kvm.h>
+
+/* Exit status of a test program. */
+#define KT_EXIT_PASS	0	/* at least one PASS and no FAIL */
+#define KT_EXIT_FAIL	1	/* any FAIL, or nothing reported at all */
+#define KT_EXIT_SKIP	4	/* only SKIPs */
+
+/* Guest layout: the touch program lives in its own one-page memslot. */
+#define KT_CODE_SLOT	0
+#define KT_CODE_GPA	0x0ULL
+#define KT_CODE_SIZE	0x1000ULL
+/* I/O port the touch program writes its result (eax, 4 bytes) to. */
+#define KT_DONE_PORT	0x7e
+
+#define KT_MAX_SLOTS	32
+#define KT_PAGE_SIZE	4096ULL
+
+/* Modes of the touch program. */
+enum kt_touch_mode {
+	KT_TOUCH_WRITE = 0,	/* store the address into each page's dword 0 */
+	KT_TOUCH_READ = 1,	/* sum each page's dword 0 (mod 2^32) */
+};
+
+/* Flags of kt_vm_add_slot() that are not KVM memslot flags. */
+#define KT_SLOT_THP	(1ULL << 63)	/* keep THP on library-owned memory */
+
+struct kt_stats {
+	int fd;				/* -1 until first use */
+	struct kvm_stats_header hdr;
+	char *descs;			/* hdr.num_desc descriptors */
+	size_t desc_size;		/* sizeof(desc) + hdr.name_size */
+};
+
+struct kt_slot {
+	bool used;
+	bool owned;			/* hva was mmap()ed by the library */
+	uint32_t flags;
+	uint64_t gpa;
+	uint64_t size;
+	void *hva;
+};
+
+struct kt_vm {
+	int kvm_fd;			/* /dev/kvm */
+	int fd;				/* VM fd */
+	int run_size;			/* KVM_GET_VCPU_MMAP_SIZE */
+	struct kt_slot slots[KT_MAX_SLOTS];
+	struct kt_stats stats;
+};
+
+struct kt_vcpu {
+	struct kt_vm *vm;
+	int id;
+	int fd;
+	struct kvm_run *run;
+	struct kt_stats stats;
+};
+
+/* ---- reporting ---------------------------------------------------- */
+
+void kt_pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exit status for the counts so far: KT_EXIT_PASS, _FAIL or _SKIP. */
+int kt_exit(void);
+/* Number of FAIL lines printed so far. */
+int kt_failures(void);
+
+/*
+ * KT_ASSERT: on failure print FAIL with file:line and end the program
+ * with kt_exit() (which is then 1). For checks after which the test
+ * cannot sensibly go on, and for errors inside the library.
+ */
+#define KT_ASSERT(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			kt_fail("%s:%d: %s: " fmt, __FILE__, __LINE__,	\
+				#cond, ##__VA_ARGS__);			\
+			exit(kt_exit());				\
+		}							\
+	} while (0)
+
+/*
+ * KT_EXPECT: print PASS or FAIL (with file:line) and go on.
+ * Evaluates to the truth value of @cond.
+ */
+#define KT_EXPECT(cond, fmt, ...)					\
+	({								\
+		bool __ok = (cond);					\
+		if (__ok)						\
+			kt_pass(fmt, ##__VA_ARGS__);			\
+		else							\
+			kt_fail("%s:%d: " fmt, __FILE__, __LINE__,	\
+				##__VA_ARGS__);				\
+		__ok;							\
+	})
+
+/* KT_REQUIRE: print SKIP and end the program if @cond does not hold. */
+#define KT_REQUIRE(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			kt_skip(fmt, ##__VA_ARGS__);			\
+			exit(kt_exit());				\
+		}							\
+	} while (0)
+
+/* ---- /dev/kvm and VMs --------------------------------------------- */
+
+/* Open /dev/kvm; returns the fd or -errno. Checks KVM_GET_API_VERSION. */
+int kt_kvm_open(void);
+/* SKIP (exit 4) unless /dev/kvm opens and has the right API version. */
+void kt_require_kvm(void);
+
+/* Create a VM (type 0) with the touch program in slot KT_CODE_SLOT. */
+struct kt_vm *kt_vm_create(void);
+void kt_vm_free(struct kt_vm *vm);
+
+/* KVM_CHECK_EXTENSION; returns the ioctl's value (<0: -errno). */
+int kt_kvm_check_ext(struct kt_vm *vm, long cap);	/* on /dev/kvm */
+int kt_vm_check_ext(struct kt_vm *vm, long cap);	/* on the VM fd */
+
+/*
+ * Add memslot @slot at @gpa of @size bytes. @flags are KVM_MEM_* flags
+ * plus KT_SLOT_THP. If @host is NULL the library mmap()s anonymous
+ * memory (MADV_NOHUGEPAGE unless KT_SLOT_THP, so that host pages and
+ * thus TDP mappings are 4 KiB and faults are countable) and frees it
+ * on delete. Returns the host address of the slot's memory.
+ */
+void *kt_vm_add_slot(struct kt_vm *vm, uint32_t slot, uint64_t gpa,
+		     uint64_t size, uint64_t flags, void *host);
+void kt_vm_delete_slot(struct kt_vm *vm, uint32_t slot);
+void kt_vm_move_slot(struct kt_vm *vm, uint32_t slot, uint64_t new_gpa);
+/* Change KVM_MEM_* flags (e.g. toggle KVM_MEM_LOG_DIRTY_PAGES). */
+void kt_vm_set_slot_flags(struct kt_vm *vm, uint32_t slot, uint32_t flags);
+/* Host address of @gpa, or NULL if no slot covers it. */
+void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa);
+
+/* ---- vCPUs --------------------------------------------------------- */
+
+/*
+ * Create vCPU @id, mmap its kvm_run and put it in 32-bit protected mode
+ * with flat 4 GiB segments, paging off, interrupts off, RIP at the touch
+ * program.
+ */
+struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id);
+void kt_vcpu_free(struct kt_vcpu *vcpu);
+
+/* KVM_RUN once (retrying on EINTR); returns run->exit_reason. */
+uint32_t kt_vcpu_run(struct kt_vcpu *vcpu);
+/* Name of a KVM_EXIT_* value, for messages. */
+const char *kt_exit_reason_str(uint32_t reason);
+/* Print everything useful about an unexpected exit as "# " lines. */
+void kt_vcpu_dump_exit(struct kt_vcpu *vcpu);
+
+/*
+ * Set the touch program's registers for one pass over [@start, @end)
+ * every @stride bytes (0 means KT_PAGE_SIZE) in @mode.
+ */
+void kt_touch_setup(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
+		    uint32_t stride, enum kt_touch_mode mode);
+/*
+ * Run until the touch program reports on KT_DONE_PORT and return its
+ * result (read checksum; 0 for writes). Any other exit is a FAIL that
+ * ends the program.
+ */
+uint32_t kt_vcpu_run_done(struct kt_vcpu *vcpu);
+/* kt_touch_setup() + kt_vcpu_run_done(). */
+uint32_t kt_touch(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
+		  uint32_t stride, enum kt_touch_mode mode);
+
+/* ---- binary stats (KVM_GET_STATS_FD) ------------------------------- */
+
+/*
+ * Read the first u64 of stat @name into @val. Returns 0, -ENOENT if the
+ * kernel has no such stat (so tests of new stats can SKIP), or -errno.
+ */
+int kt_vcpu_stat(struct kt_vcpu *vcpu, const char *name, uint64_t *val);
+int kt_vm_stat(struct kt_vm *vm, const char *name, uint64_t *val);
+/* Like kt_vcpu_stat() but a missing or unreadable stat is a FAIL. */
+uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name);
+
+/* ---- misc ---------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t kt_now_ns(void);
+
+#endif /* KVMTEST_H */

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the busybox initramfs the test VM boots: busybox, our modules,
+# Debian's stock kvm modules (for comparisons), the dependencies from the
+# linux-image package and the static in-VM test programs.
+#
+# Environment: BUILD (build directory), KMODDIR (/lib/modules/<abi>).
+set -euo pipefail
+
+: "${BUILD:?}" "${KMODDIR:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+root=$BUILD/vm/root
+out=$BUILD/vm/initramfs.cpio.gz
+
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules/{ours,stock,deps}}
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+
+# A module from the linux-image package, decompressed if Debian shipped it
+# compressed.
+stock_module() {
+	local name=$1 dst=$2 f
+	f=$(find "$KMODDIR/kernel" \( -name "$name.ko" -o -name "$name.ko.xz" \) | head -n1)
+	[ -n "$f" ] || { echo "mkinitramfs: $name.ko not found in $KMODDIR" >&2; exit 1; }
+	case $f in
+	*.xz) xz -dc "$f" > "$dst/$name.ko" ;;
+	*) cp "$f" "$dst/$name.ko" ;;
+	esac
+}
+stock_module irqbypass "$root/lib/modules/deps"
+stock_module ccp "$root/lib/modules/deps"
+stock_module kvm "$root/lib/modules/stock"
+stock_module kvm-amd "$root/lib/modules/stock"
+
+cp "$BUILD"/modules/*.ko "$root/lib/modules/ours/"
+if [ -d "$BUILD/policy-modules" ]; then
+	cp "$BUILD"/policy-modules/*.ko "$root/lib/modules/ours/" 2>/dev/null || true
+fi
+
+mkdir -p "$root/tests"
+cp "$BUILD"/vm/tests/* "$root/tests/" 2>/dev/null || true
+cp "$here/init" "$root/init"
+chmod 0755 "$root/init"
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$out"
+echo "initramfs: $out ($(du -h "$out" | cut -f1))"
