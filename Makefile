@@ -15,14 +15,19 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 .PHONY: all deps modules unit vm-test check demo patches clean static \
-	tests-vm initramfs versions overlay
+	tests-vm initramfs versions overlay uapi
 
 TOP	:= $(CURDIR)
 BUILD	:= $(TOP)/build
 PRISTINE := $(BUILD)/pristine
 STAGE	:= $(BUILD)/stage
 TREE	:= $(BUILD)/kvm
-VMDIR	:= $(BUILD)/vm
+VMDIR	?= $(BUILD)/vm
+# NOBUILD=1: use the modules already built (parallel test runs with their
+# own VMDIR must not rebuild the shared tree).  TESTS="a b": run only these
+# in-VM test programs.
+MODULES_DEP := $(if $(NOBUILD),,modules)
+TESTS ?=
 
 # The kernel tree pieces we extract: the KVM code, the headers whose
 # layout we change and the scripts our static checks use.
@@ -124,6 +129,20 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)
 			cp $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/; \
 	done
 	@ls -l $(BUILD)/modules
+	@$(MAKE) --no-print-directory uapi
+
+# The patched uAPI headers as userspace sees them (headers_install), for
+# the test programs: what a VMM built against our kernel would include.
+UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h
+uapi:
+	@mkdir -p $(BUILD)/uapi/linux $(BUILD)/uapi/asm
+	@cd $(KHEADERS) && for h in $(UAPI_HDRS); do \
+		case $$h in asm/*) src=$(TREE)/arch/x86/include/uapi/$$h ;; \
+		*) src=$(TREE)/include/uapi/$$h ;; esac; \
+		sh scripts/headers_install.sh $$src $(BUILD)/uapi/$$h.new; \
+		cmp -s $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h && \
+			rm $(BUILD)/uapi/$$h.new || mv $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h; \
+	done
 
 # Our own files, mapped to where they live upstream.
 overlay:
@@ -141,33 +160,40 @@ overlay:
 
 # ---------------------------------------------------------------- tests
 
+# Test programs see the patched uapi headers, as a VMM built against our
+# kernel would (the stage holds them right after "make modules").
 CFLAGS_TEST := -O2 -g -Wall -Wextra -Wno-unused-parameter -static -pthread \
-	-I$(TOP)/tests/vm/lib -I$(TOP)/include/uapi
+	-I$(TOP)/tests/vm/lib -I$(BUILD)/uapi
 VM_TEST_SRCS := $(wildcard tests/vm/*.c)
 VM_TEST_BINS := $(patsubst tests/vm/%.c,$(VMDIR)/tests/%,$(VM_TEST_SRCS))
 VM_LIB_SRCS := $(wildcard tests/vm/lib/*.c)
-VM_LIB_HDRS := $(wildcard tests/vm/lib/*.h) $(wildcard include/uapi/linux/*.h)
+VM_LIB_HDRS := $(wildcard tests/vm/lib/*.h) $(addprefix $(BUILD)/uapi/,$(UAPI_HDRS))
 
 $(VMDIR)/tests/%: tests/vm/%.c $(VM_LIB_SRCS) $(VM_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS_TEST) -o $@ $< $(VM_LIB_SRCS)
 
-tests-vm: deps $(VM_TEST_BINS)
+tests-vm: $(MODULES_DEP)
+	@$(MAKE) --no-print-directory $(VM_TEST_BINS)
 
-RESULTS := $(BUILD)/results
+RESULTS ?= $(BUILD)/results
+comma := ,
+space := $(subst ,, )
 
 unit: deps
 	@mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory -C tests/unit BUILD=$(BUILD)/unit | \
 		tee $(RESULTS)/unit.txt
 
-initramfs: modules tests-vm
-	KMODDIR=$(KMODDIR) BUILD=$(BUILD) tests/vm/mkinitramfs.sh
+initramfs: $(MODULES_DEP) tests-vm
+	KMODDIR=$(KMODDIR) BUILD=$(BUILD) VMDIR=$(VMDIR) tests/vm/mkinitramfs.sh
 
 vm-test: initramfs
 	@mkdir -p $(RESULTS)
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
-		--mode test --log $(VMDIR)/test.log | tee $(RESULTS)/vm-test.txt
+		--mode test --log $(VMDIR)/test.log \
+		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") | \
+		tee $(RESULTS)/vm-test.txt
 
 demo: initramfs
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \

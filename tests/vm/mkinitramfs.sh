@@ -5,13 +5,15 @@
 # Debian's stock kvm modules (for comparisons), the dependencies from the
 # linux-image package and the static in-VM test programs.
 #
-# Environment: BUILD (build directory), KMODDIR (/lib/modules/<abi>).
+# Environment: BUILD (build directory), VMDIR (output, default
+# $BUILD/vm), KMODDIR (/lib/modules/<abi>).
 set -euo pipefail
 
 : "${BUILD:?}" "${KMODDIR:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-root=$BUILD/vm/root
-out=$BUILD/vm/initramfs.cpio.gz
+vmdir=${VMDIR:-$BUILD/vm}
+root=$vmdir/root
+out=$vmdir/initramfs.cpio.gz
 
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,lib/modules/{ours,stock,deps}}
@@ -40,8 +42,9 @@ if [ -d "$BUILD/policy-modules" ]; then
 fi
 
 mkdir -p "$root/tests"
-cp "$BUILD"/vm/tests/* "$root/tests/" 2>/dev/null || true
+cp "$vmdir"/tests/* "$root/tests/"
 cp "$here/init" "$root/init"
+cp "$here/kvm-reload" "$root/bin/kvm-reload"
 chmod 0755 "$root/init"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$out"
