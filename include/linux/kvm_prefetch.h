@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KVM prefetch policies: the API for policy modules.
+ *
+ * When KVM resolves a page fault it asks the VM's prefetch policy whether
+ * to map neighbouring guest pages too, and which ones.  A policy is an ops
+ * table registered by name; each VM uses one, chosen with
+ * KVM_SET_PREFETCH_POLICY or taken from the kvm.prefetch_policy default.
+ * The engine (arch code) then maps the window with faults of origin
+ * KVM_PREFETCH_AUTO, which never wait for I/O, never fault a host page in
+ * and never trigger further prefetch.
+ */
+#ifndef __LINUX_KVM_PREFETCH_H
+#define __LINUX_KVM_PREFETCH_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/kvm_types.h>
+#include <uapi/linux/kvm_prefetch.h>
+
+struct kvm;
+struct kvm_vcpu;
+struct kvm_memory_slot;
+struct module;
+
+/* Where a fault into the MMU comes from; fixed rules, not pluggable. */
+enum kvm_prefetch_type {
+	KVM_PREFETCH_NONE,	/* a guest page fault */
+	KVM_PREFETCH_MANUAL,	/* userspace prefault (KVM_PRE_FAULT_MEMORY) */
+	KVM_PREFETCH_ASYNC,	/* completion of an async #PF */
+	KVM_PREFETCH_AUTO,	/* a prefetch issued for a policy's window */
+};
+
+/* Number of 4 KiB pages a mapping at @level (1 = 4 KiB, 2 = 2 MiB, ...) spans. */
+#define KVM_PREFETCH_LEVEL_PAGES(level)	(1ULL << (((level) - 1) * 9))
+
+/**
+ * struct kvm_prefetch_fault - a resolved fault, as a policy sees it
+ * @origin: where the fault came from (never KVM_PREFETCH_AUTO)
+ * @gfn: the faulting guest frame
+ * @error_code: the fault's error code
+ * @level: level of the mapping the fault installed (1 = 4 KiB, 2 = 2 MiB,
+ *	3 = 1 GiB)
+ * @vcpu_idx: index of the vCPU that took the fault
+ */
+struct kvm_prefetch_fault {
+	enum kvm_prefetch_type origin;
+	u64 gfn;
+	u64 error_code;
+	u8 level;
+	unsigned int vcpu_idx;
+};
+
+/**
+ * struct kvm_prefetch_window - what a policy asks the engine to map
+ * @start: first guest frame
+ * @nr_pages: length in 4 KiB pages
+ *
+ * The engine clips the window to the faulting memslot, the maximum GFN and
+ * KVM_PREFETCH_MAX_PAGES, and skips what is already mapped.
+ */
+struct kvm_prefetch_window {
+	u64 start;
+	u32 nr_pages;
+};
+
+/**
+ * struct kvm_prefetch_state - one VM's prefetch configuration
+ * @ops: the policy
+ * @priv: the policy's per-VM state (set by @ops->init)
+ * @kvm: the VM
+ * @nr_pages: the VM's window, the cap for any window the policy returns
+ * @gup: KVM_PREFETCH_GUP_NOFAULT or KVM_PREFETCH_GUP_FAST_ONLY
+ *
+ * Replaced as a whole, never modified in place, when the VM's policy or
+ * parameters change; readers hold rcu_read_lock().
+ */
+struct kvm_prefetch_state {
+	const struct kvm_prefetch_ops *ops;
+	void *priv;
+	struct kvm *kvm;
+	u32 nr_pages;
+	u32 gup;
+};
+
+/**
+ * struct kvm_prefetch_ops - a prefetch policy
+ * @window: (required) decide whether to prefetch after fault @f and fill
+ *	in @w.  Return true to prefetch.  Called with rcu_read_lock() held
+ *	from the vCPU's fault path: must not sleep or take mmu_lock.
+ * @init: (optional) set up @st->priv for a VM that starts using the
+ *	policy.  May sleep.  Return 0 or -errno.
+ * @release: (optional) free @st->priv.  Called after a grace period, when
+ *	no fault can still be in @window with this state.  May sleep.
+ * @name: unique name, 1-15 characters of [a-z0-9_-]
+ * @owner: THIS_MODULE
+ * @list: registry linkage, owned by the core
+ */
+struct kvm_prefetch_ops {
+	bool (*window)(const struct kvm_prefetch_state *st,
+		       const struct kvm_prefetch_fault *f,
+		       struct kvm_prefetch_window *w);
+	int (*init)(struct kvm_prefetch_state *st);
+	void (*release)(struct kvm_prefetch_state *st);
+
+	char name[KVM_PREFETCH_POLICY_NAME_MAX];
+	struct module *owner;
+	struct list_head list;
+};
+
+int kvm_prefetch_register(struct kvm_prefetch_ops *ops);
+void kvm_prefetch_unregister(struct kvm_prefetch_ops *ops);
+bool kvm_prefetch_aligned_window(u64 gfn, u8 level, u32 nr_pages,
+				 struct kvm_prefetch_window *w);
+
+/* The rest is for KVM itself (kvm.ko), not for policy modules. */
+int kvm_prefetch_init(void);
+void kvm_prefetch_exit(void);
+int kvm_prefetch_vm_init(struct kvm *kvm);
+void kvm_prefetch_vm_destroy(struct kvm *kvm);
+void kvm_prefetch_vm_debugfs(struct kvm *kvm);
+long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
+			   void __user *argp);
+bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
+			 struct kvm_prefetch_window *w);
+u32 kvm_prefetch_vm_gup(struct kvm *kvm);
+bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot);
+kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
+				  gfn_t gfn, u32 gup, bool *writable,
+				  hva_t *hva);
+long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu, void __user *argp);
+
+/* Implemented by the architecture. */
+long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
+				    struct kvm_pre_fault_memory *range);
+bool kvm_arch_prefetch_supported(void);
+
+#endif /* __LINUX_KVM_PREFETCH_H */
