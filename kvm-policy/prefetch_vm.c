@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KVM prefetch policies: each VM's policy and parameters, the
+ * KVM_SET/GET_PREFETCH_POLICY ioctls, the debugfs file, and how a prefetch
+ * fault gets its host page without waiting or faulting.
+ *
+ * A VM's configuration is one struct kvm_prefetch_state behind the RCU
+ * pointer kvm->prefetch.  It is never changed in place: a change publishes
+ * a new state under kvm->lock and frees the old one after a grace period,
+ * because vCPUs read it, and call into the policy, under rcu_read_lock()
+ * from the fault path.
+ */
+#define pr_fmt(fmt) "kvm-prefetch: " fmt
+
+#include "prefetch_internal.h"
+
+static struct kvm_prefetch_state *
+prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
+		      u32 nr_pages, u32 gup)
+{
+	struct kvm_prefetch_state *st;
+	int ret;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+	if (!st)
+		return ERR_PTR(-ENOMEM);
+
+	st->ops = ops;
+	st->kvm = kvm;
+	st->nr_pages = nr_pages;
+	st->gup = gup;
+	if (ops->init) {
+		ret = ops->init(st);
+		if (ret) {
+			kfree(st);
+			return ERR_PTR(ret);
+		}
+	}
+	return st;
+}
+
+/* Free a state no reader can see any more; drops its policy reference. */
+static void prefetch_state_free(struct kvm_prefetch_state *st)
+{
+	if (st->ops->release)
+		st->ops->release(st);
+	kvm_prefetch_put_policy(st->ops);
+	kfree(st);
+}
+
+/**
+ * kvm_prefetch_vm_init() - give a new VM the default policy and parameters
+ * @kvm: the VM being created
+ *
+ * Return: 0 or -errno.
+ */
+int kvm_prefetch_vm_init(struct kvm *kvm)
+{
+	const struct kvm_prefetch_ops *ops = kvm_prefetch_get_default();
+	struct kvm_prefetch_state *st;
+
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+
+	st = prefetch_state_create(kvm, ops, kvm_prefetch_default_nr_pages(),
+				   kvm_prefetch_default_gup());
+	if (IS_ERR(st)) {
+		kvm_prefetch_put_policy(ops);
+		return PTR_ERR(st);
+	}
+	RCU_INIT_POINTER(kvm->prefetch, st);
+	return 0;
+}
+
+/**
+ * kvm_prefetch_vm_destroy() - release a VM's policy
+ * @kvm: the VM, with no vCPU left and its debugfs directory gone
+ */
+void kvm_prefetch_vm_destroy(struct kvm *kvm)
+{
+	/* Nothing can read kvm->prefetch any more: no vCPU, no debugfs. */
+	struct kvm_prefetch_state *st = rcu_dereference_protected(kvm->prefetch, 1);
+
+	RCU_INIT_POINTER(kvm->prefetch, NULL);
+	if (st)
+		prefetch_state_free(st);
+}
+
+/**
+ * kvm_prefetch_decide() - ask the VM's policy for a window
+ * @kvm: the VM
+ * @f: the fault that was just resolved
+ * @w: the window, filled in if the function returns true
+ *
+ * Context: the vCPU's fault path; takes and releases rcu_read_lock().
+ * Return: true if the policy wants the window @w mapped.  @w->nr_pages is
+ * at most the VM's nr_pages.
+ */
+bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
+			 struct kvm_prefetch_window *w)
+{
+	const struct kvm_prefetch_state *st;
+	bool ret = false;
+
+	rcu_read_lock();
+	st = rcu_dereference(kvm->prefetch);
+	if (st && st->nr_pages > 1 && st->ops->window(st, f, w)) {
+		w->nr_pages = min(w->nr_pages, st->nr_pages);
+		ret = w->nr_pages > 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * kvm_prefetch_vm_gup() - how the VM's prefetch faults may get host pages
+ * @kvm: the VM
+ *
+ * Return: KVM_PREFETCH_GUP_NOFAULT or KVM_PREFETCH_GUP_FAST_ONLY.
+ */
+u32 kvm_prefetch_vm_gup(struct kvm *kvm)
+{
+	const struct kvm_prefetch_state *st;
+	u32 gup = KVM_PREFETCH_GUP_FAST_ONLY;
+
+	rcu_read_lock();
+	st = rcu_dereference(kvm->prefetch);
+	if (st)
+		gup = st->gup;
+	rcu_read_unlock();
+	return gup;
+}
+
+/**
+ * kvm_prefetch_slot_allowed() - may prefetch map pages of this memslot?
+ * @slot: the memslot of the gfn, or NULL
+ *
+ * Not for gfns without a memslot, KVM's private memslots, memslots being
+ * deleted or moved, or memslots with dirty logging: a prefetch must not
+ * mark pages dirty that the guest never wrote.
+ *
+ * Return: true if prefetch may map pages of @slot.
+ */
+bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
+{
+	return slot && slot->id < KVM_USER_MEM_SLOTS &&
+	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES));
+}
+
+/*
+ * Slow GUP that never faults.  6.1's hugetlb GUP path ignores FOLL_NOFAULT
+ * and VM_IO/VM_PFNMAP mappings are resolved by faulting them in
+ * (hva_to_pfn_remapped()), so neither is tried here.
+ */
+static struct page *prefetch_gup_nofault(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct page *page = NULL;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && !is_vm_hugetlb_page(vma) &&
+	    !(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+		if (get_user_pages(addr, 1, FOLL_NOFAULT | FOLL_HWPOISON,
+				   &page, NULL) != 1)
+			page = NULL;
+	}
+	mmap_read_unlock(mm);
+	return page;
+}
+
+/**
+ * kvm_prefetch_gfn_to_pfn() - host page of a gfn, without waiting or faulting
+ * @slot: the gfn's memslot
+ * @gfn: the guest frame
+ * @gup: KVM_PREFETCH_GUP_FAST_ONLY (lockless fast GUP only) or
+ *	KVM_PREFETCH_GUP_NOFAULT (also GUP with FOLL_NOFAULT, which may take
+ *	mmap_lock)
+ * @writable: set to whether the page may be mapped writable
+ * @hva: set to the host virtual address
+ *
+ * Never waits for I/O, never faults a host page in and so never raises a
+ * userfaultfd event.
+ *
+ * Return: the pfn with a page reference held (released by the fault path),
+ * KVM_PFN_NOSLOT, or KVM_PFN_ERR_FAULT if the page is not present.
+ */
+kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
+				  u32 gup, bool *writable, hva_t *hva)
+{
+	unsigned long addr;
+	struct page *page;
+	bool slot_writable;
+
+	addr = gfn_to_hva_memslot_prot(slot, gfn, &slot_writable);
+	*hva = addr;
+	*writable = false;
+	if (kvm_is_error_hva(addr))
+		return KVM_PFN_NOSLOT;
+
+	if (get_user_page_fast_only(addr, slot_writable ? FOLL_WRITE : 0,
+				    &page)) {
+		*writable = slot_writable;
+		return page_to_pfn(page);
+	}
+	if (gup != KVM_PREFETCH_GUP_NOFAULT)
+		return KVM_PFN_ERR_FAULT;
+
+	/*
+	 * Present but not writable without a fault (e.g. shared after
+	 * fork), or only reachable through mmap_lock: map it read-only;
+	 * a later guest write takes a normal fault.
+	 */
+	page = prefetch_gup_nofault(addr);
+	if (!page)
+		return KVM_PFN_ERR_FAULT;
+	return page_to_pfn(page);
+}
+
+/* ---- uAPI ----------------------------------------------------------- */
+
+/**
+ * kvm_prefetch_policy_check() - validate a struct kvm_prefetch_policy
+ * @p: the argument of KVM_SET_PREFETCH_POLICY
+ *
+ * Return: 0, or -EINVAL for non-zero flags, pad or reserved fields, a name
+ * that is empty, not NUL-terminated or not of [a-z0-9_-], too large a
+ * window or an unknown GUP mode.
+ */
+int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p)
+{
+	if (p->flags || p->pad ||
+	    memchr_inv(p->reserved, 0, sizeof(p->reserved)))
+		return -EINVAL;
+	if (!kvm_prefetch_name_valid(p->name, sizeof(p->name)))
+		return -EINVAL;
+	if (p->nr_pages > KVM_PREFETCH_MAX_PAGES ||
+	    p->gup > KVM_PREFETCH_GUP_FAST_ONLY)
+		return -EINVAL;
+	return 0;
+}
+
+/* A window of 0 pages means no prefetch, as 1 does; report it as 1. */
+static u32 prefetch_effective_nr_pages(u32 nr_pages)
+{
+	return max_t(u32, nr_pages, 1);
+}
+
+static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
+{
+	struct kvm_prefetch_state *old, *st;
+	const struct kvm_prefetch_ops *ops;
+	u32 nr_pages, gup;
+	int ret;
+
+	if (!kvm_arch_prefetch_supported())
+		return -EOPNOTSUPP;
+	ret = kvm_prefetch_policy_check(p);
+	if (ret)
+		return ret;
+
+	nr_pages = prefetch_effective_nr_pages(p->nr_pages ?:
+					       kvm_prefetch_default_nr_pages());
+	gup = p->gup ?: kvm_prefetch_default_gup();
+
+	ops = kvm_prefetch_get_policy(p->name);
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+
+	mutex_lock(&kvm->lock);
+	old = rcu_dereference_protected(kvm->prefetch,
+					lockdep_is_held(&kvm->lock));
+	if (old->ops == ops && old->nr_pages == nr_pages && old->gup == gup) {
+		mutex_unlock(&kvm->lock);
+		kvm_prefetch_put_policy(ops);
+		return 0;
+	}
+	mutex_unlock(&kvm->lock);
+
+	/* ops->init() may sleep; it runs outside kvm->lock. */
+	st = prefetch_state_create(kvm, ops, nr_pages, gup);
+	if (IS_ERR(st)) {
+		kvm_prefetch_put_policy(ops);
+		return PTR_ERR(st);
+	}
+
+	mutex_lock(&kvm->lock);
+	old = rcu_dereference_protected(kvm->prefetch,
+					lockdep_is_held(&kvm->lock));
+	rcu_assign_pointer(kvm->prefetch, st);
+	mutex_unlock(&kvm->lock);
+
+	/*
+	 * vCPUs call old->ops->window() under rcu_read_lock(); after the
+	 * grace period none is left, so the old policy's state and module
+	 * reference can go.
+	 */
+	synchronize_rcu();
+	prefetch_state_free(old);
+	return 0;
+}
+
+static void prefetch_vm_get(struct kvm *kvm, struct kvm_prefetch_policy *p)
+{
+	const struct kvm_prefetch_state *st;
+
+	memset(p, 0, sizeof(*p));
+	rcu_read_lock();
+	st = rcu_dereference(kvm->prefetch);
+	strscpy(p->name, st->ops->name, sizeof(p->name));
+	p->nr_pages = prefetch_effective_nr_pages(st->nr_pages);
+	p->gup = st->gup;
+	rcu_read_unlock();
+}
+
+/**
+ * kvm_prefetch_vm_ioctl() - KVM_SET_PREFETCH_POLICY, KVM_GET_PREFETCH_POLICY
+ * @kvm: the VM
+ * @ioctl: the ioctl number
+ * @argp: the user's struct kvm_prefetch_policy
+ *
+ * Return: 0 or -errno (see Documentation in sysfs-docs/).
+ */
+long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
+			   void __user *argp)
+{
+	struct kvm_prefetch_policy p;
+
+	switch (ioctl) {
+	case KVM_SET_PREFETCH_POLICY:
+		if (copy_from_user(&p, argp, sizeof(p)))
+			return -EFAULT;
+		return prefetch_vm_set(kvm, &p);
+	case KVM_GET_PREFETCH_POLICY:
+		prefetch_vm_get(kvm, &p);
+		if (copy_to_user(argp, &p, sizeof(p)))
+			return -EFAULT;
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* ---- debugfs ------------------------------------------------------ */
+
+static int prefetch_policy_show(struct seq_file *m, void *unused)
+{
+	struct kvm_prefetch_policy p;
+
+	prefetch_vm_get(m->private, &p);
+	seq_printf(m, "%s nr_pages=%u gup=%s\n", p.name, p.nr_pages,
+		   kvm_prefetch_gup_name(p.gup));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(prefetch_policy);
+
+/**
+ * kvm_prefetch_vm_debugfs() - add prefetch_policy to the VM's debugfs dir
+ * @kvm: the VM, its debugfs directory created
+ *
+ * The directory, and the file with it, is removed before the VM's state
+ * is freed, and debugfs waits for readers of removed files.
+ */
+void kvm_prefetch_vm_debugfs(struct kvm *kvm)
+{
+	if (IS_ERR_OR_NULL(kvm->debugfs_dentry))
+		return;
+	debugfs_create_file("prefetch_policy", 0444, kvm->debugfs_dentry, kvm,
+			    &prefetch_policy_fops);
+}
