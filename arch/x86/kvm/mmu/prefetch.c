@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The x86 prefetch engine: after a fault is fixed, ask the VM's prefetch
+ * policy for a window and map it with faults of origin KVM_PREFETCH_AUTO
+ * through the regular fault path, so that locking, mmu_notifier retry and
+ * memslot checks are the fault path's own.  Also the x86 part of
+ * KVM_PRE_FAULT_MEMORY.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kvm_host.h>
+#include <linux/kvm_prefetch.h>
+#include <linux/sched/signal.h>
+
+#include "mmu.h"
+#include "mmu_internal.h"
+#include "spte.h"
+#include "tdp_mmu.h"
+#include "kvm_cache_regs.h"
+
+/**
+ * kvm_arch_prefetch_supported() - can VMs use prefetch policies and
+ * KVM_PRE_FAULT_MEMORY?
+ *
+ * Return: true if KVM uses two-dimensional paging (NPT/EPT).
+ */
+bool kvm_arch_prefetch_supported(void)
+{
+	return tdp_enabled;
+}
+
+/* Level of the present leaf SPTE mapping @gfn, or 0 if there is none. */
+static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn)
+{
+	u64 sptes[PT64_ROOT_MAX_LEVEL + 1];
+	int root_level, leaf;
+
+	kvm_tdp_mmu_walk_lockless_begin();
+	leaf = kvm_tdp_mmu_get_walk(vcpu, gfn_to_gpa(gfn), sptes, &root_level);
+	kvm_tdp_mmu_walk_lockless_end();
+
+	if (leaf < PG_LEVEL_4K || !is_shadow_present_pte(sptes[leaf]) ||
+	    !is_last_spte(sptes[leaf], leaf))
+		return 0;
+	return leaf;
+}
+
+/*
+ * Map what is missing of [start, end) with AUTO faults.  The fault that
+ * opened the window installed [fault_start, fault_start + step); the walk
+ * skips it and steps over whatever is mapped at the level it is mapped at.
+ * Return the number of 4 KiB pages newly mapped.
+ */
+static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
+			  gfn_t fault_start, u64 step)
+{
+	u64 mapped = 0, pages;
+	gfn_t gfn, next;
+	u8 level;
+	int r;
+
+	for (gfn = start; gfn < end; gfn = next) {
+		if (gfn >= fault_start && gfn < fault_start + step) {
+			next = fault_start + step;
+			continue;
+		}
+
+		level = prefetch_mapped_level(vcpu, gfn);
+		if (level) {
+			pages = KVM_PAGES_PER_HPAGE(level);
+			next = ALIGN_DOWN(gfn, pages) + pages;
+			continue;
+		}
+
+		r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0,
+					  KVM_PREFETCH_AUTO, NULL, &level);
+		if (r == RET_PF_FIXED) {
+			pages = KVM_PAGES_PER_HPAGE(level);
+			mapped += pages;
+			next = ALIGN_DOWN(gfn, pages) + pages;
+		} else {
+			/* Not mapped (host page absent): try the next step. */
+			next = ALIGN_DOWN(gfn, step) + step;
+		}
+
+		/*
+		 * Leave the rest to later faults if the vCPU has something
+		 * better to do: a signal, or a request (e.g. to reload a root
+		 * a memslot update made obsolete, which is why AUTO faults
+		 * keep retrying).
+		 */
+		if (r < 0 || signal_pending(current) ||
+		    (r == RET_PF_RETRY && kvm_request_pending(vcpu)))
+			break;
+		cond_resched();
+	}
+	return mapped;
+}
+
+/**
+ * kvm_mmu_prefetch() - run the VM's prefetch policy after a fixed fault
+ * @vcpu: the vCPU that took the fault
+ * @fault: the fault, of any origin but KVM_PREFETCH_AUTO, that returned
+ *	RET_PF_FIXED
+ *
+ * Called only from kvm_mmu_do_page_fault(), without mmu_lock, with
+ * kvm->srcu held.
+ */
+void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
+{
+	struct kvm_memory_slot *slot = fault->slot;
+	struct kvm_prefetch_window w;
+	struct kvm_prefetch_fault f;
+	gfn_t start, end;
+	u64 step;
+
+	/* Only plain, direct TDP faults of not-present pages. */
+	if (fault->present || fault->rsvd || !fault->is_tdp ||
+	    is_guest_mode(vcpu) || !is_tdp_mmu(vcpu->arch.mmu) ||
+	    !kvm_prefetch_slot_allowed(slot))
+		return;
+
+	f = (struct kvm_prefetch_fault) {
+		.origin		= fault->prefetch_type,
+		.gfn		= fault->gfn,
+		.error_code	= fault->error_code,
+		.level		= fault->goal_level,
+		.vcpu_idx	= vcpu->vcpu_idx,
+	};
+	if (!kvm_prefetch_decide(vcpu->kvm, &f, &w))
+		return;
+
+	/* One memslot per window: the faulting one. */
+	start = max_t(gfn_t, w.start, slot->base_gfn);
+	end = min_t(u64, w.start + min_t(u32, w.nr_pages, KVM_PREFETCH_MAX_PAGES),
+		    slot->base_gfn + slot->npages);
+	end = min_t(u64, end, kvm_mmu_max_gfn() + 1);
+	if (start >= end)
+		return;
+
+	step = KVM_PAGES_PER_HPAGE(fault->goal_level);
+	vcpu->stat.prefetch_windows++;
+	vcpu->stat.prefetch_mapped += prefetch_range(vcpu, start, end,
+						     ALIGN_DOWN(fault->gfn, step),
+						     step);
+}
+
+/**
+ * kvm_mmu_prefetch_faultin_pfn() - kvm_faultin_pfn() for an AUTO fault
+ * @vcpu: the vCPU
+ * @fault: an AUTO fault in a memslot kvm_prefetch_slot_allowed() accepts
+ *
+ * Return: RET_PF_CONTINUE with fault->pfn set, or RET_PF_RETRY (do not map)
+ * if the host page is not there without waiting or faulting it in.
+ */
+int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
+				 struct kvm_page_fault *fault)
+{
+	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
+					     kvm_prefetch_vm_gup(vcpu->kvm),
+					     &fault->map_writable, &fault->hva);
+	if (is_error_noslot_pfn(fault->pfn))
+		return RET_PF_RETRY;
+	return RET_PF_CONTINUE;
+}
+
+/**
+ * kvm_arch_vcpu_pre_fault_memory() - map the start of a range (x86)
+ * @vcpu: the vCPU, loaded, with kvm->srcu held
+ * @range: what is left to map; not modified
+ *
+ * Return: the number of bytes from range->gpa now mapped (> 0), or
+ * -EOPNOTSUPP (not TDP), -ENOENT (no memslot), -EAGAIN (memslot being
+ * deleted or moved), -EINTR (signal) or another -errno.
+ */
+long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
+				    struct kvm_pre_fault_memory *range)
+{
+	gfn_t gfn = gpa_to_gfn(range->gpa);
+	struct kvm_memory_slot *slot;
+	u8 level = PG_LEVEL_4K;
+	u64 end;
+	int r;
+
+	if (!tdp_enabled)
+		return -EOPNOTSUPP;
+	r = kvm_mmu_reload(vcpu);
+	if (r)
+		return r;
+	if (vcpu->arch.mmu->page_fault != kvm_tdp_page_fault)
+		return -EOPNOTSUPP;
+
+	for (;;) {
+		/*
+		 * A memslot being deleted or moved stays invalid until
+		 * kvm->srcu, which we hold, has no readers: give up now.
+		 */
+		slot = kvm_vcpu_gfn_to_memslot(vcpu, gfn);
+		if (slot && (slot->flags & KVM_MEMSLOT_INVALID))
+			return -EAGAIN;
+		if (!kvm_is_visible_memslot(slot))
+			return -ENOENT;
+
+		r = kvm_mmu_do_page_fault(vcpu, range->gpa, 0,
+					  KVM_PREFETCH_MANUAL, NULL, &level);
+		if (r != RET_PF_RETRY)
+			break;
+		if (signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+
+	if (r < 0)
+		return r;
+	if (r != RET_PF_FIXED && r != RET_PF_SPURIOUS)
+		return -ENOENT;
+
+	end = (range->gpa & KVM_HPAGE_MASK(level)) + KVM_HPAGE_SIZE(level);
+	return min(range->size, end - range->gpa);
+}
