@@ -15,7 +15,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 .PHONY: all deps modules unit vm-test check demo patches clean static \
-	tests-vm initramfs versions overlay uapi
+	tests-vm initramfs versions overlay uapi policy-modules
 
 TOP	:= $(CURDIR)
 BUILD	:= $(TOP)/build
@@ -128,8 +128,24 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)
 		cmp -s $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/$$m.ko || \
 			cp $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/; \
 	done
+	@$(MAKE) --no-print-directory policy-modules uapi
 	@ls -l $(BUILD)/modules
-	@$(MAKE) --no-print-directory uapi
+
+# Policy modules are built like a third party's: against the headers
+# package plus <linux/kvm_prefetch.h>, linked to kvm.ko's exports only.
+POLICY_DIRS := kvm-policy/adaptive tests/vm/policy
+policy-modules:
+	@for d in $(POLICY_DIRS); do \
+		b=$(BUILD)/policy/$$(echo $$d | tr / -); mkdir -p $$b; \
+		rsync -rc $$d/ $$b/; \
+		$(MAKE) -C $(KHEADERS) M=$$b KVM_PREFETCH_INCLUDE=$(TREE)/include \
+			KBUILD_EXTRA_SYMBOLS=$(TREE)/arch/x86/kvm/Module.symvers \
+			modules; \
+		for m in $$b/*.ko; do \
+			cmp -s $$m $(BUILD)/modules/$$(basename $$m) || \
+				cp $$m $(BUILD)/modules/; \
+		done; \
+	done
 
 # The patched uAPI headers as userspace sees them (headers_install), for
 # the test programs: what a VMM built against our kernel would include.

@@ -36,10 +36,22 @@ stock_module ccp "$root/lib/modules/deps"
 stock_module kvm "$root/lib/modules/stock"
 stock_module kvm-amd "$root/lib/modules/stock"
 
-cp "$BUILD"/modules/*.ko "$root/lib/modules/ours/"
-if [ -d "$BUILD/policy-modules" ]; then
-	cp "$BUILD"/policy-modules/*.ko "$root/lib/modules/ours/" 2>/dev/null || true
-fi
+for m in kvm kvm-amd kvm-intel; do
+	cp "$BUILD/modules/$m.ko" "$root/lib/modules/ours/"
+done
+
+# Policy modules go where modprobe looks, so that selecting a policy by
+# name autoloads it (request_module("kvm-prefetch-<name>")).
+abi=$(basename "$KMODDIR")
+extra=$root/lib/modules/$abi/extra
+mkdir -p "$extra"
+: > "$root/lib/modules/$abi/modules.dep"
+for m in "$BUILD"/modules/kvm-prefetch-*.ko; do
+	[ -e "$m" ] || continue
+	cp "$m" "$extra/"
+	echo "extra/$(basename "$m"):" >> "$root/lib/modules/$abi/modules.dep"
+done
+ln -s ../bin/busybox "$root/sbin/modprobe"
 
 mkdir -p "$root/tests"
 cp "$vmdir"/tests/* "$root/tests/"

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kvm-prefetch-adaptive: the stream state, shared with the unit tests. */
+#ifndef __KVM_PREFETCH_ADAPTIVE_H
+#define __KVM_PREFETCH_ADAPTIVE_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#define ADAPTIVE_STREAMS	64	/* per VM; vCPUs beyond share */
+#define ADAPTIVE_INIT_PAGES	4	/* first window of a stream */
+#define ADAPTIVE_FULL_TO_GROW	4	/* full windows before growing past a chunk */
+
+/*
+ * One vCPU's access stream.  @last is the gfn of the last fault, @win_end
+ * the end of the window it opened, @win the window size, @chunk the host
+ * chunk size learnt from a window that stopped early (0 if none) and
+ * @full the full windows seen since.
+ */
+struct adaptive_stream {
+	spinlock_t lock;
+	u64 last;
+	u64 win_end;
+	u32 win;
+	u32 chunk;
+	u32 full;
+};
+
+struct adaptive_vm {
+	struct adaptive_stream streams[ADAPTIVE_STREAMS];
+};
+
+u32 adaptive_next_size(u32 cur, u32 max);
+u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn,
+			   u64 level_pages, u32 max);
+
+#endif /* __KVM_PREFETCH_ADAPTIVE_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kvm-prefetch-testpol: a policy for the in-VM tests of module lifecycle
+ * and autoload.  After every guest fault it prefetches the window that
+ * follows the faulting page (not the aligned one around it), so a test can
+ * tell it apart from the built-ins by what gets mapped.  It counts the VMs
+ * using it in a parameter, so tests can check init/release balance.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/kvm_prefetch.h>
+#include <linux/module.h>
+
+static atomic_t testpol_users = ATOMIC_INIT(0);
+
+static int testpol_users_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&testpol_users));
+}
+
+static const struct kernel_param_ops testpol_users_ops = {
+	.get = testpol_users_get,
+};
+module_param_cb(users, &testpol_users_ops, NULL, 0444);
+MODULE_PARM_DESC(users, "VMs whose state this policy holds");
+
+static bool testpol_window(const struct kvm_prefetch_state *st,
+			   const struct kvm_prefetch_fault *f,
+			   struct kvm_prefetch_window *w)
+{
+	if (f->origin != KVM_PREFETCH_NONE || st->nr_pages < 2)
+		return false;
+	w->start = f->gfn + 1;
+	w->nr_pages = st->nr_pages - 1;
+	return true;
+}
+
+static int testpol_init(struct kvm_prefetch_state *st)
+{
+	atomic_inc(&testpol_users);
+	return 0;
+}
+
+static void testpol_release(struct kvm_prefetch_state *st)
+{
+	atomic_dec(&testpol_users);
+}
+
+static struct kvm_prefetch_ops testpol_ops = {
+	.window		= testpol_window,
+	.init		= testpol_init,
+	.release	= testpol_release,
+	.name		= "testpol",
+	.owner		= THIS_MODULE,
+};
+
+static int __init testpol_module_init(void)
+{
+	return kvm_prefetch_register(&testpol_ops);
+}
+
+static void __exit testpol_module_exit(void)
+{
+	kvm_prefetch_unregister(&testpol_ops);
+}
+
+module_init(testpol_module_init);
+module_exit(testpol_module_exit);
+
+MODULE_DESCRIPTION("KVM prefetch policy for the project's lifecycle tests");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("kvm-prefetch-testpol");
