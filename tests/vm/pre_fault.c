@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pre_fault - KVM_PRE_FAULT_MEMORY (vCPU ioctl, upstream's ABI).
+ *
+ *  - KVM_CHECK_EXTENSION(KVM_CAP_PRE_FAULT_MEMORY) is 1 with TDP.
+ *  - EINVAL for flags != 0, padding != 0, unaligned gpa or size, size 0
+ *    and gpa + size overflow; ENOENT for a gpa outside all memslots. On
+ *    every error gpa/size are unchanged.
+ *  - Prefaulting a whole memslot of populated memory (policy none, so
+ *    only the ioctl maps) returns 0 with size 0 and gpa at the end; a
+ *    guest pass over it then takes no guest fault and reads the right
+ *    contents; the prefault itself is no guest fault (pf_taken).
+ *  - A range that straddles the end of a slot: 0, gpa/size describe the
+ *    unprocessed rest; the next call on that rest fails ENOENT.
+ *  - EINTR: vCPU thread A spins in the guest ("jmp $") holding the vCPU
+ *    mutex; thread B's KVM_PRE_FAULT_MEMORY on that vCPU blocks on the
+ *    mutex (killable only, so SIGUSR1 does not end the wait); B gets
+ *    SIGUSR1, then A does so that KVM_RUN returns; B must then fail
+ *    EINTR before any progress, range unchanged, nothing mapped.
+ *  - EAGAIN: (a) as a VMM would meet it: B prefaults the first page of
+ *    a userfaultfd-armed slot and waits in the handler (holding KVM's
+ *    SRCU), C deletes the slot (blocks until B leaves SRCU), then the
+ *    handler populates. The slot was looked up before the delete, so B
+ *    may finish that page (0) or fail EAGAIN; what happened is printed.
+ *    (b) deterministic: vCPU 0 waits in the handler as above, C deletes
+ *    a second slot V and blocks in synchronize_srcu with V marked
+ *    INVALID; vCPU 1 now prefaults V: EAGAIN, no progress.
+ *  - EOPNOTSUPP: with kvm_amd npt=0 the capability is 0 and the ioctl
+ *    fails EOPNOTSUPP. The default modules are reloaded afterwards, also
+ *    when the program fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kvmtest.h"
+#include "kt_uffd.h"
+
+#define DATA_SLOT	1
+#define DATA_GPA	0x400000ULL
+#define DATA_SIZE	(1ULL << 20)
+#define DATA_PAGES	(DATA_SIZE / KT_PAGE_SIZE)
+#define EDGE_SLOT	2			/* nothing mapped right after it */
+#define EDGE_GPA	0x800000ULL
+#define EDGE_SIZE	(64ULL << 10)
+#define INTR_SLOT	3
+#define INTR_GPA	0xa00000ULL
+#define INTR_SIZE	(64ULL << 10)
+#define UFFD_SLOT	4
+#define UFFD_GPA	0xc00000ULL
+#define UFFD_SIZE	(64ULL << 10)
+#define VICTIM_SLOT	5
+#define VICTIM_GPA	0xe00000ULL
+#define VICTIM_SIZE	(64ULL << 10)
+#define NO_SLOT_GPA	0x10000000ULL		/* 256 MiB: no memslot */
+#define SPIN_GPA	0x100ULL		/* "jmp $" in the code page */
+
+static uint32_t tag(uint64_t gpa)
+{
+	return (uint32_t)(gpa * 0x9e3779b1u) | 1;
+}
+
+/* Populate host memory of a slot: dword 0 of each page = tag(gpa). */
+static void fill(char *mem, uint64_t gpa, uint64_t size)
+{
+	uint64_t off;
+
+	for (off = 0; off < size; off += KT_PAGE_SIZE)
+		*(uint32_t *)(mem + off) = tag(gpa + off);
+}
+
+static uint32_t tag_sum(uint64_t gpa, uint64_t size)
+{
+	uint32_t sum = 0;
+	uint64_t off;
+
+	for (off = 0; off < size; off += KT_PAGE_SIZE)
+		sum += tag(gpa + off);
+	return sum;
+}
+
+static void set_policy_none(struct kt_vm *vm)
+{
+	struct kvm_prefetch_policy p;
+
+	if (kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) <= 0)
+		return;		/* no policies: nothing prefetches anyway */
+	memset(&p, 0, sizeof(p));
+	strcpy(p.name, "none");
+	KT_ASSERT(!ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p),
+		  "KVM_SET_PREFETCH_POLICY none: %s", strerror(errno));
+}
+
+/* One KVM_PRE_FAULT_MEMORY; returns 0 or -errno, updates *r. */
+static int pre_fault(struct kt_vcpu *vcpu, struct kvm_pre_fault_memory *r)
+{
+	return ioctl(vcpu->fd, KVM_PRE_FAULT_MEMORY, r) ? -errno : 0;
+}
+
+static struct kvm_pre_fault_memory range(uint64_t gpa, uint64_t size)
+{
+	struct kvm_pre_fault_memory r;
+
+	memset(&r, 0, sizeof(r));
+	r.gpa = gpa;
+	r.size = size;
+	return r;
+}
+
+static const char *err_name(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case -EINVAL: return "EINVAL";
+	case -ENOENT: return "ENOENT";
+	case -EINTR: return "EINTR";
+	case -EAGAIN: return "EAGAIN";
+	case -EOPNOTSUPP: return "EOPNOTSUPP";
+	case -EFAULT: return "EFAULT";
+	case -EIO: return "EIO";
+	case -ENOTTY: return "ENOTTY";
+	default: return strerror(-e);
+	}
+}
+
+/* A failing call must leave the whole struct untouched. */
+static void expect_error(struct kt_vcpu *vcpu, struct kvm_pre_fault_memory r,
+			 int want, const char *what)
+{
+	struct kvm_pre_fault_memory before = r;
+	int ret = pre_fault(vcpu, &r);
+
+	KT_EXPECT(ret == want && !memcmp(&r, &before, sizeof(r)),
+		  "%s: %s (want %s), gpa 0x%llx size 0x%llx afterwards",
+		  what, err_name(ret), err_name(want),
+		  (unsigned long long)r.gpa, (unsigned long long)r.size);
+}
+
+/* ---- threads ---------------------------------------------------- */
+
+struct call {
+	pthread_t thread;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	uint32_t slot;
+	struct kvm_pre_fault_memory r;
+	int ret;
+	uint32_t exit_reason;
+	int done;
+};
+
+static bool call_done(struct call *c)
+{
+	return __atomic_load_n(&c->done, __ATOMIC_SEQ_CST);
+}
+
+/* Wait up to @ms for @c to finish. */
+static bool call_wait(struct call *c, unsigned int ms)
+{
+	uint64_t deadline = kt_now_ns() + ms * 1000000ULL;
+
+	while (!call_done(c)) {
+		if (kt_now_ns() > deadline)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static void *pre_fault_thread(void *arg)
+{
+	struct call *c = arg;
+
+	c->ret = pre_fault(c->vcpu, &c->r);
+	__atomic_store_n(&c->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* One raw KVM_RUN, no retry on EINTR. */
+static void *run_thread(void *arg)
+{
+	struct call *c = arg;
+
+	c->ret = ioctl(c->vcpu->fd, KVM_RUN, 0) ? -errno : 0;
+	c->exit_reason = c->vcpu->run->exit_reason;
+	__atomic_store_n(&c->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void *delete_thread(void *arg)
+{
+	struct call *c = arg;
+
+	kt_vm_delete_slot(c->vm, c->slot);
+	__atomic_store_n(&c->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void start(struct call *c, void *(*fn)(void *))
+{
+	c->done = 0;
+	KT_ASSERT(!pthread_create(&c->thread, NULL, fn, c), "pthread_create");
+}
+
+static void join(struct call *c)
+{
+	pthread_join(c->thread, NULL);
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/* ---- the cases ---------------------------------------------------- */
+
+static void test_basics(void)
+{
+	uint64_t pf0, pf1, pf2, end = DATA_GPA + DATA_SIZE, m0 = 0, m1 = 0;
+	struct kvm_pre_fault_memory r;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	bool have_mapped;
+	uint32_t sum;
+	char *mem;
+	int ret;
+
+	vm = kt_vm_create();
+	KT_EXPECT(kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1 &&
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1,
+		  "KVM_CAP_PRE_FAULT_MEMORY: /dev/kvm %d, VM %d, want 1",
+		  kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY),
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY));
+	set_policy_none(vm);
+	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, NULL);
+	fill(mem, DATA_GPA, DATA_SIZE);
+	mem = kt_vm_add_slot(vm, EDGE_SLOT, EDGE_GPA, EDGE_SIZE, 0, NULL);
+	fill(mem, EDGE_GPA, EDGE_SIZE);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
+
+	/* EINVAL, in the order the checks are listed in the ABI. */
+	r = range(DATA_GPA, KT_PAGE_SIZE);
+	r.flags = 1;
+	expect_error(vcpu, r, -EINVAL, "flags 1");
+	r = range(DATA_GPA, KT_PAGE_SIZE);
+	r.padding[0] = 1;
+	expect_error(vcpu, r, -EINVAL, "padding[0] 1");
+	r = range(DATA_GPA, KT_PAGE_SIZE);
+	r.padding[4] = 0x100;
+	expect_error(vcpu, r, -EINVAL, "padding[4] 0x100");
+	expect_error(vcpu, range(DATA_GPA + 0x800, KT_PAGE_SIZE), -EINVAL,
+		     "gpa not page aligned");
+	expect_error(vcpu, range(DATA_GPA, KT_PAGE_SIZE + 0x200), -EINVAL,
+		     "size not page aligned");
+	expect_error(vcpu, range(DATA_GPA, 0), -EINVAL, "size 0");
+	expect_error(vcpu, range(~0xfffULL, 0x2000), -EINVAL,
+		     "gpa + size overflows");
+	expect_error(vcpu, range(~0xfffULL, 0x1000), -EINVAL,
+		     "gpa + size wraps to exactly 0");
+	/* ENOENT: no memslot, above all slots and in the gap between two. */
+	expect_error(vcpu, range(NO_SLOT_GPA, KT_PAGE_SIZE), -ENOENT,
+		     "gpa above all memslots");
+	expect_error(vcpu, range(0x200000, 4 * KT_PAGE_SIZE), -ENOENT,
+		     "gpa in the gap between memslots");
+
+	/* Success over a whole slot. */
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	have_mapped = !kt_vcpu_stat(vcpu, "prefetch_mapped", &m0);
+	r = range(DATA_GPA, DATA_SIZE);
+	ret = pre_fault(vcpu, &r);
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(ret == 0 && r.gpa == end && r.size == 0,
+		  "whole slot (%llu pages): %s, gpa 0x%llx size 0x%llx (want 0, 0x%llx, 0)",
+		  (unsigned long long)DATA_PAGES, err_name(ret),
+		  (unsigned long long)r.gpa, (unsigned long long)r.size,
+		  (unsigned long long)end);
+	KT_EXPECT(pf1 == pf0, "prefault is not a guest fault: pf_taken +%llu",
+		  (unsigned long long)(pf1 - pf0));
+	if (have_mapped) {
+		m1 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+		KT_EXPECT(m1 == m0, "policy none: prefetch_mapped +%llu, want 0",
+			  (unsigned long long)(m1 - m0));
+	}
+
+	sum = kt_touch(vcpu, DATA_GPA, end, 0, KT_TOUCH_READ);
+	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(sum == tag_sum(DATA_GPA, DATA_SIZE),
+		  "guest reads the prefaulted slot right (checksum 0x%x, want 0x%x)",
+		  sum, tag_sum(DATA_GPA, DATA_SIZE));
+	kt_info("prefault %llu pages then guest read pass: pf_taken +%llu",
+		(unsigned long long)DATA_PAGES, (unsigned long long)(pf2 - pf1));
+	KT_EXPECT(pf2 == pf1, "guest read pass after prefault took %llu guest faults, want 0",
+		  (unsigned long long)(pf2 - pf1));
+	kt_touch(vcpu, DATA_GPA, end, 0, KT_TOUCH_WRITE);
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(pf1 == pf2, "guest write pass after prefault took %llu guest faults, want 0 (mapped writable)",
+		  (unsigned long long)(pf1 - pf2));
+
+	/* Again over the now-mapped slot: still success, all processed. */
+	r = range(DATA_GPA, DATA_SIZE);
+	ret = pre_fault(vcpu, &r);
+	KT_EXPECT(ret == 0 && r.gpa == end && r.size == 0,
+		  "prefault of an already mapped slot: %s, gpa 0x%llx size 0x%llx",
+		  err_name(ret), (unsigned long long)r.gpa,
+		  (unsigned long long)r.size);
+
+	/* Straddling the end of EDGE_SLOT: 4 pages in, 4 pages out. */
+	r = range(EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE, 8 * KT_PAGE_SIZE);
+	ret = pre_fault(vcpu, &r);
+	KT_EXPECT(ret == 0 && r.gpa == EDGE_GPA + EDGE_SIZE &&
+		  r.size == 4 * KT_PAGE_SIZE,
+		  "range straddling the slot end: %s, gpa 0x%llx size 0x%llx (want 0, 0x%llx, 0x%llx)",
+		  err_name(ret), (unsigned long long)r.gpa,
+		  (unsigned long long)r.size,
+		  (unsigned long long)(EDGE_GPA + EDGE_SIZE),
+		  4 * KT_PAGE_SIZE);
+	expect_error(vcpu, r, -ENOENT, "the rest past the slot end");
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	sum = kt_touch(vcpu, EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE,
+		       EDGE_GPA + EDGE_SIZE, 0, KT_TOUCH_READ);
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(pf1 == pf0 && sum == tag_sum(EDGE_GPA + EDGE_SIZE -
+					       4 * KT_PAGE_SIZE,
+					       4 * KT_PAGE_SIZE),
+		  "the 4 prefaulted pages before the slot end: %llu guest faults, checksum 0x%x",
+		  (unsigned long long)(pf1 - pf0), sum);
+	/* The untouched rest of EDGE_SLOT still faults (policy none). */
+	kt_touch(vcpu, EDGE_GPA, EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE, 0,
+		 KT_TOUCH_READ);
+	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(pf2 - pf1 == EDGE_SIZE / KT_PAGE_SIZE - 4,
+		  "pages outside the prefaulted range were not mapped: %llu guest faults, want %llu",
+		  (unsigned long long)(pf2 - pf1),
+		  EDGE_SIZE / KT_PAGE_SIZE - 4);
+
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+}
+
+static void test_eintr(void)
+{
+	struct call a = { 0 }, b = { 0 };
+	uint64_t pf0, pf1;
+	struct kt_vcpu *vcpu;
+	struct kvm_regs regs;
+	struct kt_vm *vm;
+	bool blocked, still;
+	uint8_t *spin;
+	char *mem;
+
+	vm = kt_vm_create();
+	set_policy_none(vm);
+	mem = kt_vm_add_slot(vm, INTR_SLOT, INTR_GPA, INTR_SIZE, 0, NULL);
+	fill(mem, INTR_GPA, INTR_SIZE);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, INTR_GPA, INTR_GPA, 0, KT_TOUCH_READ);
+
+	spin = kt_vm_gpa_to_hva(vm, SPIN_GPA);
+	spin[0] = 0xeb;		/* jmp $ */
+	spin[1] = 0xfe;
+	KT_ASSERT(!ioctl(vcpu->fd, KVM_GET_REGS, &regs), "KVM_GET_REGS");
+	regs.rip = SPIN_GPA;
+	KT_ASSERT(!ioctl(vcpu->fd, KVM_SET_REGS, &regs), "KVM_SET_REGS");
+
+	a.vcpu = vcpu;
+	start(&a, run_thread);
+	usleep(200 * 1000);
+	KT_ASSERT(!call_done(&a), "KVM_RUN of the spinning guest returned: %s exit %s",
+		  err_name(a.ret), kt_exit_reason_str(a.exit_reason));
+
+	b.vcpu = vcpu;
+	b.r = range(INTR_GPA, INTR_SIZE);
+	start(&b, pre_fault_thread);
+	usleep(100 * 1000);
+	blocked = !call_done(&b);
+	KT_EXPECT(blocked, "KVM_PRE_FAULT_MEMORY waits for the vCPU mutex while KVM_RUN holds it");
+	pthread_kill(b.thread, SIGUSR1);
+	usleep(100 * 1000);
+	still = !call_done(&b);
+	kt_info("after SIGUSR1 to the prefaulting thread it is %s (mutex_lock_killable)",
+		still ? "still waiting" : "done");
+	pthread_kill(a.thread, SIGUSR1);
+	if (!call_wait(&a, 5000)) {
+		kt_fail("KVM_RUN did not return after SIGUSR1");
+		exit(kt_exit());
+	}
+	join(&a);
+	KT_EXPECT(a.ret == -EINTR && a.exit_reason == KVM_EXIT_INTR,
+		  "KVM_RUN interrupted by SIGUSR1: %s, exit %s",
+		  err_name(a.ret), kt_exit_reason_str(a.exit_reason));
+	if (!call_wait(&b, 5000)) {
+		kt_fail("KVM_PRE_FAULT_MEMORY did not return after the vCPU mutex was released");
+		exit(kt_exit());
+	}
+	join(&b);
+	KT_EXPECT(b.ret == -EINTR && b.r.gpa == INTR_GPA && b.r.size == INTR_SIZE,
+		  "pending signal: KVM_PRE_FAULT_MEMORY %s (want EINTR), gpa 0x%llx size 0x%llx (want unchanged)",
+		  err_name(b.ret), (unsigned long long)b.r.gpa,
+		  (unsigned long long)b.r.size);
+
+	/* Nothing was mapped: every page is a guest fault (policy none). */
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	kt_touch(vcpu, INTR_GPA, INTR_GPA + INTR_SIZE, 0, KT_TOUCH_READ);
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(pf1 - pf0 == INTR_SIZE / KT_PAGE_SIZE,
+		  "interrupted prefault mapped nothing: %llu guest faults, want %llu",
+		  (unsigned long long)(pf1 - pf0), INTR_SIZE / KT_PAGE_SIZE);
+
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+}
+
+/*
+ * (a): the slot being prefaulted is deleted while the prefault waits for
+ * userfaultfd.
+ */
+static void test_eagain_same_slot(void)
+{
+	struct call b = { 0 }, c = { 0 };
+	struct kt_vcpu *vcpu;
+	struct kt_uffd *u;
+	struct kt_vm *vm;
+	bool c_blocked;
+	char *src;
+
+	src = mmap(NULL, UFFD_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KT_ASSERT(src != MAP_FAILED, "mmap");
+	fill(src, UFFD_GPA, UFFD_SIZE);
+
+	vm = kt_vm_create();
+	set_policy_none(vm);
+	u = kt_uffd_create_alloc(UFFD_SIZE, 0, src, KT_PAGE_SIZE);
+	kt_uffd_gate_close(u);
+	kt_vm_add_slot(vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0, kt_uffd_base(u));
+	vcpu = kt_vcpu_add(vm, 0);
+
+	b.vcpu = vcpu;
+	b.r = range(UFFD_GPA, KT_PAGE_SIZE);
+	start(&b, pre_fault_thread);
+	if (!kt_uffd_wait_events(u, 1, 5000)) {
+		kt_fail("prefault of an unpopulated page raised no userfaultfd event");
+		kt_uffd_gate_open(u);
+		join(&b);
+		goto out;
+	}
+	c.vm = vm;
+	c.slot = UFFD_SLOT;
+	start(&c, delete_thread);
+	usleep(200 * 1000);
+	c_blocked = !call_done(&c) && !call_done(&b);
+	KT_EXPECT(c_blocked, "memslot delete waits while the prefault sits in the userfaultfd handler");
+	kt_uffd_gate_open(u);
+	if (!call_wait(&b, 5000) || !call_wait(&c, 5000)) {
+		kt_fail("prefault (%s) or delete (%s) did not finish after the page was populated",
+			call_done(&b) ? "done" : "stuck",
+			call_done(&c) ? "done" : "stuck");
+		exit(kt_exit());
+	}
+	join(&b);
+	join(&c);
+	kt_pass("memslot delete completed after the handler populated the page");
+	kt_info("slot deleted during a prefault waiting in userfaultfd: %s, gpa 0x%llx size 0x%llx",
+		err_name(b.ret), (unsigned long long)b.r.gpa,
+		(unsigned long long)b.r.size);
+	KT_EXPECT((b.ret == -EAGAIN && b.r.gpa == UFFD_GPA &&
+		   b.r.size == KT_PAGE_SIZE) ||
+		  (b.ret == 0 && b.r.gpa == UFFD_GPA + KT_PAGE_SIZE &&
+		   b.r.size == 0),
+		  "prefault racing its slot's delete: EAGAIN with range unchanged or 0 with the page processed (got %s, gpa 0x%llx size 0x%llx)",
+		  err_name(b.ret), (unsigned long long)b.r.gpa,
+		  (unsigned long long)b.r.size);
+	kt_uffd_quiesce(u, 5000);
+	KT_EXPECT(kt_uffd_events(u) == 1 && !kt_uffd_errors(u),
+		  "one userfaultfd event, no handler error (%llu, %llu)",
+		  (unsigned long long)kt_uffd_events(u),
+		  (unsigned long long)kt_uffd_errors(u));
+	/* The slot is gone now. */
+	expect_error(vcpu, range(UFFD_GPA, KT_PAGE_SIZE), -ENOENT,
+		     "prefault of the deleted slot");
+out:
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+	munmap(src, UFFD_SIZE);
+}
+
+/*
+ * (b): vCPU 0's prefault waits in userfaultfd (holding SRCU), so the
+ * delete of VICTIM_SLOT stops in synchronize_srcu with the slot marked
+ * INVALID; vCPU 1's prefault of the victim must fail EAGAIN at once.
+ */
+static void test_eagain_invalid_slot(void)
+{
+	struct call a = { 0 }, b = { 0 }, c = { 0 };
+	struct kt_vcpu *vcpu0, *vcpu1;
+	struct kt_uffd *u;
+	struct kt_vm *vm;
+	bool b_done;
+	char *src, *mem;
+
+	src = mmap(NULL, UFFD_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KT_ASSERT(src != MAP_FAILED, "mmap");
+	fill(src, UFFD_GPA, UFFD_SIZE);
+
+	vm = kt_vm_create();
+	set_policy_none(vm);
+	u = kt_uffd_create_alloc(UFFD_SIZE, 0, src, KT_PAGE_SIZE);
+	kt_uffd_gate_close(u);
+	kt_vm_add_slot(vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0, kt_uffd_base(u));
+	mem = kt_vm_add_slot(vm, VICTIM_SLOT, VICTIM_GPA, VICTIM_SIZE, 0, NULL);
+	fill(mem, VICTIM_GPA, VICTIM_SIZE);
+	vcpu0 = kt_vcpu_add(vm, 0);
+	vcpu1 = kt_vcpu_add(vm, 1);
+
+	a.vcpu = vcpu0;
+	a.r = range(UFFD_GPA, KT_PAGE_SIZE);
+	start(&a, pre_fault_thread);
+	if (!kt_uffd_wait_events(u, 1, 5000)) {
+		kt_fail("prefault of an unpopulated page raised no userfaultfd event");
+		kt_uffd_gate_open(u);
+		join(&a);
+		goto out;
+	}
+	c.vm = vm;
+	c.slot = VICTIM_SLOT;
+	start(&c, delete_thread);
+	usleep(200 * 1000);
+	KT_EXPECT(!call_done(&c), "delete of another memslot waits for the prefault in the handler (SRCU)");
+
+	b.vcpu = vcpu1;
+	b.r = range(VICTIM_GPA, VICTIM_SIZE);
+	start(&b, pre_fault_thread);
+	b_done = call_wait(&b, 3000);
+	KT_EXPECT(b_done, "prefault of a memslot being deleted returns while the delete waits");
+	kt_uffd_gate_open(u);
+	if (!call_wait(&a, 5000) || !call_wait(&b, 5000) ||
+	    !call_wait(&c, 5000)) {
+		kt_fail("threads stuck after the page was populated: prefault A %s, prefault B %s, delete %s",
+			call_done(&a) ? "done" : "stuck",
+			call_done(&b) ? "done" : "stuck",
+			call_done(&c) ? "done" : "stuck");
+		exit(kt_exit());
+	}
+	join(&a);
+	join(&b);
+	join(&c);
+	kt_info("prefault of slot being deleted: %s gpa 0x%llx size 0x%llx; the prefault in userfaultfd: %s gpa 0x%llx size 0x%llx",
+		err_name(b.ret), (unsigned long long)b.r.gpa,
+		(unsigned long long)b.r.size, err_name(a.ret),
+		(unsigned long long)a.r.gpa, (unsigned long long)a.r.size);
+	KT_EXPECT(b.ret == -EAGAIN && b.r.gpa == VICTIM_GPA &&
+		  b.r.size == VICTIM_SIZE,
+		  "prefault of an INVALID (being deleted) memslot: %s (want EAGAIN), range %s",
+		  err_name(b.ret),
+		  b.r.gpa == VICTIM_GPA && b.r.size == VICTIM_SIZE ?
+		  "unchanged" : "CHANGED");
+	KT_EXPECT(a.ret == 0 && a.r.gpa == UFFD_GPA + KT_PAGE_SIZE &&
+		  a.r.size == 0,
+		  "prefault that waited in userfaultfd finished its page: %s",
+		  err_name(a.ret));
+	expect_error(vcpu1, range(VICTIM_GPA, KT_PAGE_SIZE), -ENOENT,
+		     "prefault of the deleted memslot afterwards");
+out:
+	kt_vcpu_free(vcpu0);
+	kt_vcpu_free(vcpu1);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+	munmap(src, UFFD_SIZE);
+}
+
+/* ---- npt=0 ----------------------------------------------------- */
+
+static bool reloaded_npt0;
+static struct kt_vm *npt_vm;
+static struct kt_vcpu *npt_vcpu;
+
+/* Close what is open on the npt=0 modules and load the defaults again. */
+static void restore_modules(void)
+{
+	if (!reloaded_npt0)
+		return;
+	reloaded_npt0 = false;
+	if (npt_vcpu) {
+		munmap(npt_vcpu->run, npt_vm->run_size);
+		close(npt_vcpu->fd);
+		npt_vcpu = NULL;
+	}
+	if (npt_vm) {
+		close(npt_vm->fd);
+		close(npt_vm->kvm_fd);
+		npt_vm = NULL;
+	}
+	if (system("kvm-reload ours"))
+		kt_fail("kvm-reload ours (restoring default modules) failed");
+}
+
+static void test_no_tdp(void)
+{
+	struct kvm_pre_fault_memory r;
+	struct kt_vm *vm;
+	int ret, fd;
+
+	if (access("/bin/kvm-reload", X_OK)) {
+		kt_skip("no kvm-reload: EOPNOTSUPP with npt=0 not tested");
+		return;
+	}
+	atexit(restore_modules);
+	reloaded_npt0 = true;
+	if (system("kvm-reload ours -- npt=0")) {
+		kt_fail("kvm-reload ours -- npt=0 failed");
+		restore_modules();
+		return;
+	}
+
+	npt_vm = vm = kt_vm_create();
+	KT_EXPECT(kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 0 &&
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 0,
+		  "npt=0: KVM_CAP_PRE_FAULT_MEMORY /dev/kvm %d VM %d, want 0",
+		  kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY),
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY));
+	kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, NULL);
+	npt_vcpu = kt_vcpu_add(vm, 0);
+	r = range(DATA_GPA, KT_PAGE_SIZE);
+	ret = pre_fault(npt_vcpu, &r);
+	KT_EXPECT(ret == -EOPNOTSUPP && r.gpa == DATA_GPA &&
+		  r.size == KT_PAGE_SIZE,
+		  "npt=0: KVM_PRE_FAULT_MEMORY %s, want EOPNOTSUPP, range unchanged",
+		  err_name(ret));
+	kt_vcpu_free(npt_vcpu);
+	npt_vcpu = NULL;
+	kt_vm_free(vm);
+	npt_vm = NULL;
+	restore_modules();
+
+	fd = kt_kvm_open();
+	KT_ASSERT(fd >= 0, "open /dev/kvm after reload: %s", strerror(-fd));
+	ret = ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_PRE_FAULT_MEMORY);
+	close(fd);
+	KT_EXPECT(ret == 1, "default modules back: KVM_CAP_PRE_FAULT_MEMORY %d", ret);
+}
+
+int main(void)
+{
+	struct sigaction sa;
+	int fd, cap;
+
+	kt_require_kvm();
+	fd = kt_kvm_open();
+	cap = ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_PRE_FAULT_MEMORY);
+	close(fd);
+	KT_REQUIRE(cap > 0, "no KVM_CAP_PRE_FAULT_MEMORY (%d)", cap);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;		/* no SA_RESTART */
+	KT_ASSERT(!sigaction(SIGUSR1, &sa, NULL), "sigaction");
+
+	test_basics();
+	test_eintr();
+	test_eagain_same_slot();
+	test_eagain_invalid_slot();
+	test_no_tdp();
+	return kt_exit();
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prefetch_uffd - prefetch on memory populated on demand by userfaultfd.
+ *
+ * The guest reads 4 MiB of a memslot whose host memory is armed with
+ * userfaultfd (MISSING mode, private anonymous memory); a handler thread
+ * populates the whole aligned chunk of C bytes around each faulting
+ * address with UFFDIO_COPY from a source buffer, as a VMM restoring a
+ * snapshot does. For C in 4K, 16K, 64K, 512K, 2M:
+ *
+ *  - policy auto, nr_pages = C / 4K: the first guest fault of a chunk
+ *    raises the one userfaultfd event of that chunk; prefetch then maps
+ *    the other C / 4K - 1 pages (already populated by the handler), so
+ *    events == chunks, pf_taken == chunks and prefetch_mapped ==
+ *    pages - chunks, exactly. Prefetch must never raise an event itself.
+ *  - policy none: pf_taken == pages, events == chunks, prefetch_mapped 0.
+ *
+ * Then windows that do not match the chunk: larger windows reach pages
+ * the handler has not populated yet, which prefetch must skip without
+ * raising an event (GUP modes nofault and fast); smaller windows take
+ * one guest fault per window. In general pf_taken == pages / min(nr, C
+ * / 4K), prefetch_mapped == pages - pf_taken, prefetch_windows ==
+ * pf_taken, events == chunks. MINOR mode (shared memfd whose page cache
+ * is full, UFFDIO_CONTINUE) repeats some of the cases.
+ *
+ * Every case checks the guest's read checksum against the source, then
+ * a guest write pass over the same pages (no new faults: everything was
+ * mapped writable) and every byte of host memory page by page.
+ *
+ * On a kernel without KVM_CAP_PREFETCH_POLICY the policy-none cases run
+ * with the kernel's own behaviour (no prefetch) and auto is skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kvmtest.h"
+#include "kt_uffd.h"
+
+#define DATA_SLOT	1
+#define DATA_GPA	0x400000ULL		/* 4 MiB, 2 MiB aligned */
+#define DATA_SIZE	(4ULL << 20)		/* M */
+#define DATA_PAGES	(DATA_SIZE / KT_PAGE_SIZE)
+#define HOST_ALIGN	(2ULL << 20)		/* hva aligned like the gpa */
+
+static bool have_policy;
+static char *src;
+
+/* Dword 0 of source page @i: distinct, never 0, not the page's gpa. */
+static uint32_t src_tag(uint64_t i)
+{
+	return 0x9e3779b9u * (uint32_t)(i + 1) | 1;
+}
+
+static void fill_src(void)
+{
+	uint64_t i, j;
+
+	src = mmap(NULL, DATA_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KT_ASSERT(src != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (i = 0; i < DATA_PAGES; i++) {
+		uint32_t *p = (uint32_t *)(src + i * KT_PAGE_SIZE);
+
+		p[0] = src_tag(i);
+		for (j = 1; j < KT_PAGE_SIZE / 4; j++)
+			p[j] = (uint32_t)(i * 0x10001 + j * 0x3b);
+	}
+}
+
+static int set_policy(struct kt_vm *vm, const char *name, uint32_t nr,
+		      uint32_t gup)
+{
+	struct kvm_prefetch_policy p;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	p.nr_pages = nr;
+	p.gup = gup;
+	return ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p) ? -errno : 0;
+}
+
+struct result {
+	uint64_t events, populated, eexist, pf, pf_write, mapped, windows;
+	double ms;
+};
+
+/*
+ * One case: a fresh VM, the data slot armed with a handler of @chunk
+ * bytes, policy @policy (NULL: leave the kernel's default, used only
+ * when the kernel has no policies) with window @nr and GUP mode @gup.
+ */
+static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
+		     const char *policy, uint32_t nr, uint32_t gup)
+{
+	uint64_t chunks = DATA_SIZE / chunk, chunk_pages = chunk / KT_PAGE_SIZE;
+	uint64_t pf0, pf1, pf2, m0 = 0, m1 = 0, w0 = 0, w1 = 0, t0, t1;
+	uint64_t want_pf, step, bad = 0, i;
+	bool prefetch = policy && !strcmp(policy, "auto") && nr > 1;
+	uint32_t sum, want_sum = 0;
+	struct kt_vcpu *vcpu;
+	struct kt_uffd *u;
+	struct kt_vm *vm;
+	bool have_stats;
+	char what[80];
+	char *mem;
+
+	snprintf(what, sizeof(what), "%s %lluK %s nr %u%s",
+		 mode == KT_UFFD_MINOR ? "minor" : "missing",
+		 (unsigned long long)(chunk >> 10), policy ? policy : "stock",
+		 nr, gup == KVM_PREFETCH_GUP_FAST_ONLY ? " gup fast" : "");
+
+	/*
+	 * The guest faults at the first page of every step-page block: at a
+	 * chunk start (one event, the handler populates the chunk) or, if
+	 * the window is smaller than a chunk, at a window start of a chunk
+	 * already populated. Prefetch maps the rest of each window that is
+	 * populated; pages of later chunks are not, and must be skipped
+	 * without an event.
+	 */
+	step = !prefetch ? 1 : nr < chunk_pages ? nr : chunk_pages;
+	want_pf = DATA_PAGES / step;
+
+	vm = kt_vm_create();
+	if (policy)
+		KT_ASSERT(!set_policy(vm, policy, nr, gup),
+			  "KVM_SET_PREFETCH_POLICY %s nr %u gup %u: %s", policy,
+			  nr, gup, strerror(errno));
+	if (mode == KT_UFFD_MINOR)
+		u = kt_uffd_create_minor(DATA_SIZE, HOST_ALIGN, src, chunk);
+	else
+		u = kt_uffd_create_alloc(DATA_SIZE, HOST_ALIGN, src, chunk);
+	mem = kt_uffd_base(u);
+	kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, mem);
+	vcpu = kt_vcpu_add(vm, 0);
+
+	/* Fault the code page in first: an empty pass. */
+	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
+	KT_ASSERT(kt_uffd_events(u) == 0, "events before the pass: %llu",
+		  (unsigned long long)kt_uffd_events(u));
+
+	have_stats = !kt_vcpu_stat(vcpu, "prefetch_mapped", &m0) &&
+		     !kt_vcpu_stat(vcpu, "prefetch_windows", &w0);
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+
+	t0 = kt_now_ns();
+	sum = kt_touch(vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0, KT_TOUCH_READ);
+	t1 = kt_now_ns();
+
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	KT_EXPECT(kt_uffd_quiesce(u, 5000), "%s: handler idle after the pass", what);
+	if (have_stats) {
+		m1 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+		w1 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+	}
+	for (i = 0; i < DATA_PAGES; i++)
+		want_sum += src_tag(i);
+
+	kt_info("%-30s: events %4llu (dup %llu) pf_taken %4llu prefetch_mapped %4llu windows %4llu  %6.1f ms",
+		what, (unsigned long long)kt_uffd_events(u),
+		(unsigned long long)kt_uffd_eexist(u),
+		(unsigned long long)(pf1 - pf0),
+		(unsigned long long)(m1 - m0),
+		(unsigned long long)(w1 - w0), (t1 - t0) / 1e6);
+
+	KT_EXPECT(sum == want_sum, "%s: guest read checksum 0x%x, want 0x%x",
+		  what, sum, want_sum);
+	KT_EXPECT(kt_uffd_events(u) == chunks && kt_uffd_populated(u) == chunks,
+		  "%s: %llu userfaultfd events, %llu chunks populated, want %llu each",
+		  what, (unsigned long long)kt_uffd_events(u),
+		  (unsigned long long)kt_uffd_populated(u),
+		  (unsigned long long)chunks);
+	KT_EXPECT(!kt_uffd_errors(u), "%s: handler errors %llu", what,
+		  (unsigned long long)kt_uffd_errors(u));
+	KT_EXPECT(pf1 - pf0 == want_pf,
+		  "%s: pf_taken +%llu, want %llu (one per %llu pages)", what,
+		  (unsigned long long)(pf1 - pf0), (unsigned long long)want_pf,
+		  (unsigned long long)step);
+	if (have_stats) {
+		KT_EXPECT(m1 - m0 == DATA_PAGES - want_pf,
+			  "%s: prefetch_mapped +%llu, want %llu", what,
+			  (unsigned long long)(m1 - m0),
+			  (unsigned long long)(DATA_PAGES - want_pf));
+		if (prefetch)
+			KT_EXPECT(w1 - w0 == want_pf,
+				  "%s: prefetch_windows +%llu, want %llu (one per guest fault)",
+				  what, (unsigned long long)(w1 - w0),
+				  (unsigned long long)want_pf);
+	}
+
+	/* Write pass: all pages are mapped (writable): no fault, no event. */
+	kt_touch(vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0, KT_TOUCH_WRITE);
+	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	kt_uffd_quiesce(u, 5000);
+	KT_EXPECT(pf2 == pf1 && kt_uffd_events(u) == chunks,
+		  "%s: write pass took %llu faults and %llu new events, want 0",
+		  what, (unsigned long long)(pf2 - pf1),
+		  (unsigned long long)(kt_uffd_events(u) - chunks));
+
+	/* Host view: dword 0 is what the guest wrote, the rest the source. */
+	for (i = 0; i < DATA_PAGES; i++) {
+		char *p = mem + i * KT_PAGE_SIZE, *s = src + i * KT_PAGE_SIZE;
+
+		if (*(uint32_t *)p != (uint32_t)(DATA_GPA + i * KT_PAGE_SIZE) ||
+		    memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4)) {
+			if (!bad++)
+				kt_info("page %llu (gpa 0x%llx): dword0 0x%x",
+					(unsigned long long)i,
+					(unsigned long long)(DATA_GPA + i * KT_PAGE_SIZE),
+					*(uint32_t *)p);
+		}
+	}
+	KT_EXPECT(!bad, "%s: host memory of all %llu pages right (%llu wrong)",
+		  what, (unsigned long long)DATA_PAGES,
+		  (unsigned long long)bad);
+
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+}
+
+int main(void)
+{
+	static const uint64_t chunks[] = {
+		4 << 10, 16 << 10, 64 << 10, 512 << 10, 2 << 20,
+	};
+	const uint32_t nofault = KVM_PREFETCH_GUP_NOFAULT;
+	const uint32_t fast = KVM_PREFETCH_GUP_FAST_ONLY;
+	struct kt_vm *vm;
+	unsigned int i;
+	int cap;
+
+	kt_require_kvm();
+	fill_src();
+
+	vm = kt_vm_create();
+	cap = kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
+	have_policy = cap > 0;
+	kt_vm_free(vm);
+	kt_info("KVM_CAP_PREFETCH_POLICY = %d; memslot %llu KiB, %llu pages",
+		cap, (unsigned long long)(DATA_SIZE >> 10),
+		(unsigned long long)DATA_PAGES);
+
+	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		uint32_t nr = chunks[i] / KT_PAGE_SIZE;
+
+		if (have_policy) {
+			run_case(KT_UFFD_MISSING, chunks[i], "auto", nr, nofault);
+			run_case(KT_UFFD_MISSING, chunks[i], "none", nr, nofault);
+		} else {
+			run_case(KT_UFFD_MISSING, chunks[i], NULL, nr, nofault);
+		}
+	}
+	if (!have_policy) {
+		run_case(KT_UFFD_MINOR, 64 << 10, NULL, 16, nofault);
+		kt_skip("no KVM_CAP_PREFETCH_POLICY: policy auto cases not run");
+		goto out;
+	}
+	/*
+	 * Windows larger than the chunk reach pages the handler has not
+	 * populated yet: prefetch must skip them without an event (with
+	 * either GUP mode). Windows smaller than the chunk: one guest fault
+	 * per window.
+	 */
+	run_case(KT_UFFD_MISSING, 64 << 10, "auto", 64, nofault);
+	run_case(KT_UFFD_MISSING, 16 << 10, "auto", 512, nofault);
+	run_case(KT_UFFD_MISSING, 64 << 10, "auto", 64, fast);
+	run_case(KT_UFFD_MISSING, 64 << 10, "auto", 16, fast);
+	run_case(KT_UFFD_MISSING, 512 << 10, "auto", 32, nofault);
+	/* MINOR mode: shared memfd, page cache full, UFFDIO_CONTINUE. */
+	run_case(KT_UFFD_MINOR, 64 << 10, "auto", 16, nofault);
+	run_case(KT_UFFD_MINOR, 64 << 10, "auto", 64, nofault);
+	run_case(KT_UFFD_MINOR, 64 << 10, "none", 16, nofault);
+out:
+	munmap(src, DATA_SIZE);
+	return kt_exit();
+}
