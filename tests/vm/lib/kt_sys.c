@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kt_sys - system-side helpers for the in-VM prefetch tests; see kt_sys.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+
+/* ---- sysfs / procfs files ----------------------------------------- */
+
+int ktsys_read(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			buf[got] = '\0';
+			return n;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+int ktsys_read_line(const char *path, char *buf, size_t len)
+{
+	int n = ktsys_read(path, buf, len);
+
+	if (n < 0)
+		return n;
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+int ktsys_read_long(const char *path, long *val)
+{
+	char buf[64], *end;
+	int r = ktsys_read_line(path, buf, sizeof(buf));
+
+	if (r)
+		return r;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int ktsys_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* ---- module swaps ---------------------------------------------------- */
+
+/*
+ * Shared with the guard's parent: 1 while the modules or their
+ * parameters may differ from a plain "kvm-reload ours".
+ */
+static volatile int *ktsys_dirty;
+
+static int ktsys_system(const char *cmd)
+{
+	int st;
+
+	fflush(stdout);
+	fflush(stderr);
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int ktsys_reload(const char *args)
+{
+	char cmd[256];
+	int r;
+
+	if (ktsys_dirty)
+		*ktsys_dirty = 1;
+	snprintf(cmd, sizeof(cmd), "kvm-reload %s", args);
+	r = ktsys_system(cmd);
+	kt_info("kvm-reload %s -> %d", args, r);
+	return r;
+}
+
+int ktsys_restore(void)
+{
+	int r = ktsys_reload("ours");
+
+	if (!r && ktsys_dirty)
+		*ktsys_dirty = 0;
+	return r;
+}
+
+void ktsys_guard(int timeout_s)
+{
+	uint64_t deadline;
+	pid_t pid, w;
+	int st = 0, rc, r;
+
+	ktsys_dirty = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ktsys_dirty == MAP_FAILED) {
+		ktsys_dirty = NULL;
+		kt_fail("ktsys_guard: mmap: %s", strerror(errno));
+		exit(KT_EXIT_FAIL);
+	}
+	/* Changing the defaults through sysfs also needs a restore. */
+	*ktsys_dirty = 1;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		kt_fail("ktsys_guard: fork: %s", strerror(errno));
+		exit(KT_EXIT_FAIL);
+	}
+	if (!pid)
+		return;		/* the child runs the test */
+
+	deadline = kt_now_ns() + (uint64_t)timeout_s * 1000000000ULL;
+	for (;;) {
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			kt_fail("ktsys_guard: waitpid: %s", strerror(errno));
+			exit(KT_EXIT_FAIL);
+		}
+		if (kt_now_ns() > deadline) {
+			kt_fail("test did not finish within %d s, killing it",
+				timeout_s);
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			st = -1;
+			break;
+		}
+		usleep(20000);
+	}
+
+	if (st == -1) {
+		rc = KT_EXIT_FAIL;
+	} else if (WIFSIGNALED(st)) {
+		kt_fail("test killed by signal %d (%s)", WTERMSIG(st),
+			strsignal(WTERMSIG(st)));
+		rc = KT_EXIT_FAIL;
+	} else {
+		rc = WEXITSTATUS(st);
+	}
+
+	if (*ktsys_dirty) {
+		kt_info("guard: restoring the default modules");
+		r = ktsys_system("kvm-reload ours");
+		if (r) {
+			kt_fail("guard: kvm-reload ours -> %d", r);
+			rc = KT_EXIT_FAIL;
+		}
+	}
+	exit(rc);
+}
+
+/* ---- prefetch feature ------------------------------------------------ */
+
+bool ktsys_prefetch_present(void)
+{
+	return !access(KTSYS_P_AVAILABLE, F_OK);
+}
+
+void ktsys_require_prefetch(void)
+{
+	KT_REQUIRE(ktsys_prefetch_present(),
+		   "kvm.ko has no prefetch framework (%s missing)",
+		   KTSYS_P_AVAILABLE);
+}
+
+int ktsys_set_defaults(const char *policy, const char *nr_pages,
+		       const char *gup)
+{
+	int r;
+
+	r = ktsys_write(KTSYS_P_POLICY, policy);
+	if (!r)
+		r = ktsys_write(KTSYS_P_NR_PAGES, nr_pages);
+	if (!r)
+		r = ktsys_write(KTSYS_P_GUP, gup);
+	return r;
+}
+
+/* ---- per-VM policy ioctls -------------------------------------------- */
+
+void ktsys_policy_fill(struct kvm_prefetch_policy *p, const char *name,
+		       uint32_t nr_pages, uint32_t gup)
+{
+	size_t n = strlen(name);
+
+	memset(p, 0, sizeof(*p));
+	if (n > sizeof(p->name))
+		n = sizeof(p->name);
+	memcpy(p->name, name, n);
+	p->nr_pages = nr_pages;
+	p->gup = gup;
+}
+
+int ktsys_get_policy(int vmfd, struct kvm_prefetch_policy *p)
+{
+	return ioctl(vmfd, KVM_GET_PREFETCH_POLICY, p) ? -errno : 0;
+}
+
+int ktsys_set_policy_ptr(int vmfd, const void *arg)
+{
+	return ioctl(vmfd, KVM_SET_PREFETCH_POLICY, arg) ? -errno : 0;
+}
+
+int ktsys_set_policy(int vmfd, const char *name, uint32_t nr_pages,
+		     uint32_t gup)
+{
+	struct kvm_prefetch_policy p;
+
+	ktsys_policy_fill(&p, name, nr_pages, gup);
+	return ktsys_set_policy_ptr(vmfd, &p);
+}
+
+const char *ktsys_gup_str(uint32_t gup)
+{
+	switch (gup) {
+	case KVM_PREFETCH_GUP_DEFAULT:
+		return "default";
+	case KVM_PREFETCH_GUP_NOFAULT:
+		return "nofault";
+	case KVM_PREFETCH_GUP_FAST_ONLY:
+		return "fast";
+	}
+	return "?";
+}
+
+void ktsys_policy_str(const struct kvm_prefetch_policy *p, char *buf,
+		      size_t len)
+{
+	snprintf(buf, len, "%.*s nr_pages=%u gup=%s",
+		 (int)sizeof(p->name), p->name, p->nr_pages,
+		 ktsys_gup_str(p->gup));
+}
+
+bool ktsys_policy_eq(const struct kvm_prefetch_policy *a,
+		     const struct kvm_prefetch_policy *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/* ---- debugfs --------------------------------------------------------- */
+
+int ktsys_vm_debugfs_dir(int vmfd, char *buf, size_t len)
+{
+	struct stat sb;
+
+	snprintf(buf, len, "%s/%d-%d", KTSYS_DEBUGFS_KVM, (int)getpid(),
+		 vmfd);
+	if (stat(buf, &sb))
+		return -errno;
+	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
+}
+
+int ktsys_vm_debugfs_policy(int vmfd, char *buf, size_t len)
+{
+	char dir[256], path[300];
+	int r = ktsys_vm_debugfs_dir(vmfd, dir, sizeof(dir));
+
+	if (r)
+		return r;
+	snprintf(path, sizeof(path), "%s/prefetch_policy", dir);
+	return ktsys_read_line(path, buf, len);
+}
+
+/* ---- kernel log ------------------------------------------------------- */
+
+int ktsys_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int ktsys_kmsg_next(int fd, char *buf, size_t len)
+{
+	char rec[8192], *semi, *nl;
+	unsigned int prio;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n >= 0)
+			break;
+		if (errno == EPIPE)	/* records were overwritten; go on */
+			continue;
+		return errno == EAGAIN ? -EAGAIN : -errno;
+	}
+	rec[n] = '\0';
+	if (sscanf(rec, "%u,", &prio) != 1)
+		return -EIO;
+	semi = strchr(rec, ';');
+	if (!semi)
+		return -EIO;
+	nl = strchr(semi + 1, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(buf, len, "%s", semi + 1);
+	return prio & 7;
+}

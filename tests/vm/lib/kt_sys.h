@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kt_sys - system-side helpers for the in-VM prefetch tests.
+ *
+ * sysfs reads and writes that return -errno, module swaps through
+ * /bin/kvm-reload with a guard that restores "kvm-reload ours" even when a
+ * test dies, a VM's debugfs directory ("<pid>-<vmfd>"), wrappers for
+ * KVM_GET/SET_PREFETCH_POLICY and a reader for new kernel log records.
+ *
+ * All symbols start with ktsys_ / KTSYS_ (the lib/ directory is shared
+ * with other helper libraries and linked into every test program).
+ */
+#ifndef KT_SYS_H
+#define KT_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kvm.h>
+
+/*
+ * Test programs are built against the patched <linux/kvm.h>, which
+ * includes the prefetch uAPI.  Until the kernel tree carries it, take the
+ * repository's copy so that the tests still compile (same include guard).
+ */
+#ifndef KVM_SET_PREFETCH_POLICY
+#include "../../../include/uapi/linux/kvm_prefetch.h"
+#endif
+
+#define KTSYS_PARAM_DIR		"/sys/module/kvm/parameters/"
+#define KTSYS_P_POLICY		KTSYS_PARAM_DIR "prefetch_policy"
+#define KTSYS_P_NR_PAGES	KTSYS_PARAM_DIR "prefetch_nr_pages"
+#define KTSYS_P_GUP		KTSYS_PARAM_DIR "prefetch_gup"
+#define KTSYS_P_AVAILABLE	KTSYS_PARAM_DIR "prefetch_available"
+#define KTSYS_KVM_REFCNT	"/sys/module/kvm/refcnt"
+#define KTSYS_DEBUGFS_KVM	"/sys/kernel/debug/kvm"
+
+/* ---- sysfs / procfs files ----------------------------------------- */
+
+/*
+ * Read the whole file (up to @len - 1 bytes) into @buf, NUL-terminated.
+ * Returns the number of bytes read or -errno.
+ */
+int ktsys_read(const char *path, char *buf, size_t len);
+/* Like ktsys_read() but strips one trailing newline; 0 or -errno. */
+int ktsys_read_line(const char *path, char *buf, size_t len);
+/* Read a decimal number; 0 or -errno (-EINVAL if not a number). */
+int ktsys_read_long(const char *path, long *val);
+/*
+ * One write(2) of strlen(@val) bytes to @path (opened O_WRONLY).
+ * Returns 0 if all was written, -errno on error (-EIO on a short write).
+ */
+int ktsys_write(const char *path, const char *val);
+
+/* ---- module swaps ---------------------------------------------------- */
+
+/*
+ * Call first thing in main() of a test that swaps modules or changes the
+ * kvm.ko prefetch defaults.  Forks: the child returns and runs the test;
+ * the parent waits (at most @timeout_s seconds, then kills the child),
+ * runs "kvm-reload ours" unless the child's last ktsys_restore()
+ * succeeded after its last ktsys_reload(), and exits with the child's
+ * status (1 with a FAIL line if the child crashed, timed out or the
+ * restore failed).
+ */
+void ktsys_guard(int timeout_s);
+/*
+ * "kvm-reload @args" (e.g. "stock", "ours prefetch_policy=bogus",
+ * "ours -- npt=0").  All VMs must be closed.  Returns the exit status
+ * of kvm-reload (0 on success), -1 if it could not be run.
+ */
+int ktsys_reload(const char *args);
+/* "kvm-reload ours" with default parameters; marks the guard clean. */
+int ktsys_restore(void);
+
+/* ---- prefetch feature ------------------------------------------------ */
+
+/* True if the loaded kvm.ko has the prefetch framework (sysfs knobs). */
+bool ktsys_prefetch_present(void);
+/* SKIP (exit 4 or the current status) unless ktsys_prefetch_present(). */
+void ktsys_require_prefetch(void);
+
+/* "auto"/"8"/"nofault" in the kvm.ko parameters; 0 or -errno. */
+int ktsys_set_defaults(const char *policy, const char *nr_pages,
+		       const char *gup);
+
+/* ---- per-VM policy ioctls -------------------------------------------- */
+
+/* Fill @p: zeroes, then @name (at most 16 bytes, no NUL added at 16). */
+void ktsys_policy_fill(struct kvm_prefetch_policy *p, const char *name,
+		       uint32_t nr_pages, uint32_t gup);
+/* KVM_GET_PREFETCH_POLICY into @p; 0 or -errno. */
+int ktsys_get_policy(int vmfd, struct kvm_prefetch_policy *p);
+/* KVM_SET_PREFETCH_POLICY with any pointer; 0 or -errno. */
+int ktsys_set_policy_ptr(int vmfd, const void *arg);
+/* KVM_SET_PREFETCH_POLICY { @name, @nr_pages, @gup }; 0 or -errno. */
+int ktsys_set_policy(int vmfd, const char *name, uint32_t nr_pages,
+		     uint32_t gup);
+/* "nofault", "fast", "default" or "?". */
+const char *ktsys_gup_str(uint32_t gup);
+/* The debugfs form "name nr_pages=N gup=G" of @p. */
+void ktsys_policy_str(const struct kvm_prefetch_policy *p, char *buf,
+		      size_t len);
+/* Byte-wise equality of two policy structs (all 64 bytes). */
+bool ktsys_policy_eq(const struct kvm_prefetch_policy *a,
+		     const struct kvm_prefetch_policy *b);
+
+/* ---- debugfs --------------------------------------------------------- */
+
+/* "/sys/kernel/debug/kvm/<pid>-<vmfd>" in @buf; 0 if it exists, -errno. */
+int ktsys_vm_debugfs_dir(int vmfd, char *buf, size_t len);
+/* The VM's debugfs prefetch_policy line (newline stripped); 0 or -errno. */
+int ktsys_vm_debugfs_policy(int vmfd, char *buf, size_t len);
+
+/* ---- kernel log ------------------------------------------------------- */
+
+/* Open /dev/kmsg positioned after the newest record; fd or -errno. */
+int ktsys_kmsg_open(void);
+/*
+ * Read the next record's message text (without the "prio,seq,..;"
+ * prefix and continuation lines) into @buf.  Returns its log level
+ * (0..7), -EAGAIN when there are no more records, or -errno.
+ */
+int ktsys_kmsg_next(int fd, char *buf, size_t len);
+
+#endif /* KT_SYS_H */
