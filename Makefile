@@ -215,6 +215,8 @@ demo: initramfs
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
 		--mode demo --log $(VMDIR)/demo.log --quiet
 
+include tests/bench/bench.mk
+
 static: modules
 
 # Every layer ends its output with "N passed, N failed[, N skipped]";
@@ -232,33 +234,52 @@ check: deps
 
 # ---------------------------------------------------------------- patches
 
-# Our change as a mail-ready series against Debian's pristine source: one
-# commit with the pristine files, then the hook patches, then our files.
+# Our change as a mail-ready series against Debian's pristine source.  The
+# new files come first (nothing builds them yet), then the hook patches,
+# so every step of the series builds.  Upstream homes: kvm-policy/ ->
+# virt/kvm/, sysfs-docs/ -> Documentation/.
+GIT_ID := -c user.name="kvm-prefetch dev" -c user.email=dev@kvm-prefetch.invalid
+PG := $(BUILD)/patches-git
 patches: modules
-	rm -rf $(BUILD)/patches-git $(BUILD)/patches
-	mkdir -p $(BUILD)/patches-git $(BUILD)/patches
-	cp -a $(PRISTINE)/. $(BUILD)/patches-git/
-	cd $(BUILD)/patches-git && git init -q && git add -A && \
-		git -c user.name=kvm-prefetch -c user.email=kvm-prefetch@localhost \
-		commit -qm "Debian linux-source-6.1 $(SRC_VERSION) (pristine)"
+	rm -rf $(PG) $(BUILD)/patches
+	mkdir -p $(PG) $(BUILD)/patches
+	cp -a $(PRISTINE)/. $(PG)/
+	cd $(PG) && git init -q && git add -A && \
+		git $(GIT_ID) commit -qm "Debian linux-source-6.1 $(SRC_VERSION)"
+	mkdir -p $(PG)/include/linux $(PG)/include/uapi/linux
+	cp include/linux/kvm_prefetch.h $(PG)/include/linux/
+	cp include/uapi/linux/kvm_prefetch.h $(PG)/include/uapi/linux/
+	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
+		-m "KVM: add the prefetch policy API headers" \
+		-m "<linux/kvm_prefetch.h>: fault origins, the ops table a prefetch policy registers and the per-VM state it sees.  <uapi/linux/kvm_prefetch.h>: KVM_SET/GET_PREFETCH_POLICY, KVM_CAP_PREFETCH_POLICY and the KVM_PRE_FAULT_MEMORY ABI (upstream's numbers)."
+	cp kvm-policy/*.[ch] $(PG)/virt/kvm/
+	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
+		-m "KVM: prefetch policy registry, per-VM state and KVM_PRE_FAULT_MEMORY" \
+		-m "An RCU list of policies registered by name, the built-ins none, manual, async and auto, the kvm.ko parameters that hold the defaults of new VMs, each VM's RCU-published state and its ioctls, the no-fault GUP resolver prefetch uses, and the generic KVM_PRE_FAULT_MEMORY loop."
+	mkdir -p $(PG)/arch/x86/kvm/mmu
+	cp arch/x86/kvm/mmu/*.c $(PG)/arch/x86/kvm/mmu/
+	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
+		-m "KVM: x86/mmu: add the prefetch engine" \
+		-m "After a fixed direct TDP fault, ask the VM's policy for a window, clip it to the memslot and the max GFN, skip mapped gfns with a lockless walk and map the rest with KVM_PREFETCH_AUTO faults through kvm_mmu_do_page_fault().  Also the x86 part of KVM_PRE_FAULT_MEMORY."
 	@set -e; for p in $(PATCHES); do \
-		git -C $(BUILD)/patches-git am -q --keep-cr $(TOP)/arch/x86/$$p 2>/dev/null || { \
-			git -C $(BUILD)/patches-git am --abort 2>/dev/null || true; \
-			patch -p1 -d $(BUILD)/patches-git --batch -s < arch/x86/$$p; \
-			git -C $(BUILD)/patches-git add -A; \
-			git -C $(BUILD)/patches-git -c user.name=kvm-prefetch \
-				-c user.email=kvm-prefetch@localhost commit -qm "$$p"; }; \
+		git -C $(PG) $(GIT_ID) am -q $(TOP)/arch/x86/$$p; \
 	done
-	rm -rf $(STAGE).patches && mv $(STAGE) $(STAGE).keep && \
-		mkdir -p $(STAGE) && $(MAKE) --no-print-directory overlay && \
-		cp -a $(STAGE)/. $(BUILD)/patches-git/ && rm -rf $(STAGE) && \
-		mv $(STAGE).keep $(STAGE)
-	cd $(BUILD)/patches-git && git add -A && \
-		{ git diff --cached --quiet || git -c user.name=kvm-prefetch \
-		  -c user.email=kvm-prefetch@localhost commit -qm \
-		  "kvm-prefetch: add the framework's own files"; }
-	git -C $(BUILD)/patches-git format-patch -q -o $(BUILD)/patches HEAD~$$(( \
-		$$(git -C $(BUILD)/patches-git rev-list --count HEAD) - 1 ))
+	mkdir -p $(PG)/virt/kvm/adaptive
+	cp kvm-policy/adaptive/* $(PG)/virt/kvm/adaptive/
+	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
+		-m "KVM: add the adaptive prefetch policy module" \
+		-m "A policy module using only <linux/kvm_prefetch.h>: a per-vCPU window that ramps up while faults are sequential, shrinks to the host's chunk size and restarts small on random access.  Built out of tree (Kbuild), autoloaded as kvm-prefetch-adaptive."
+	mkdir -p $(PG)/Documentation/ABI/testing $(PG)/Documentation/virt/kvm
+	cp sysfs-docs/ABI/* $(PG)/Documentation/ABI/testing/
+	cp sysfs-docs/*.rst $(PG)/Documentation/virt/kvm/
+	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
+		-m "Documentation: KVM prefetch policies" \
+		-m "ABI entries for the kvm.ko prefetch parameters, the ioctls and capabilities, a guide for VMM authors and one for policy writers."
+	git -C $(PG) $(GIT_ID) format-patch -q --no-signature -o $(BUILD)/patches \
+		--cover-letter HEAD~$$(( $$(git -C $(PG) rev-list --count HEAD) - 1 ))
+	sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/KVM: x86: pluggable prefetch policies for the TDP MMU/' \
+		-e '/\*\*\* BLURB HERE \*\*\*/{r sysfs-docs/cover-letter.txt' -e 'd}' \
+		$(BUILD)/patches/0000-cover-letter.patch
 	@ls $(BUILD)/patches
 
 clean:
