@@ -44,7 +44,7 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 DEB_PKGS := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
-	linux-libc-dev libc6-dev gnuplot-nox
+	linux-libc-dev libc6-dev gnuplot-nox git
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.

@@ -6,7 +6,7 @@
 # linux-image package and the static in-VM test programs.
 #
 # Environment: BUILD (build directory), VMDIR (output, default
-# $BUILD/vm), KMODDIR (/lib/modules/<abi>).
+# $BUILD/vm), KMODDIR (/lib/modules/<abi>), SELFTESTS_BIN (optional).
 set -euo pipefail
 
 : "${BUILD:?}" "${KMODDIR:?}"
@@ -54,7 +54,14 @@ done
 ln -s ../bin/busybox "$root/sbin/modprobe"
 
 mkdir -p "$root/tests"
-cp "$vmdir"/tests/* "$root/tests/"
+# SELFTESTS_BIN (tests/selftests/selftests.mk): a VM for KVM's own
+# selftests, which go to /selftests instead of our test programs.
+if [ -n "${SELFTESTS_BIN:-}" ]; then
+	mkdir -p "$root/selftests"
+	cp "$SELFTESTS_BIN"/* "$root/selftests/"
+else
+	cp "$vmdir"/tests/* "$root/tests/"
+fi
 cp "$here/init" "$root/init"
 cp "$here/kvm-reload" "$root/bin/kvm-reload"
 chmod 0755 "$root/init"
