@@ -10,10 +10,14 @@
 # N skipped".
 #
 # usage: run-vm.sh --kernel K --initrd I --mode M --log FILE
-#                  [--timeout SECONDS] [--quiet] [--append ARGS]
+#                  [--timeout SECONDS] [--stall SECONDS] [--quiet]
+#                  [--append ARGS]
+# --stall: kill the guest when the console is silent this long (a wedged
+# guest), after saving QEMU's view of the vCPUs in LOG.qemu-state.
 set -uo pipefail
 
 timeout=1500
+stall=300
 quiet=0
 append=""
 while [ $# -gt 0 ]; do
@@ -23,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--mode) mode=$2; shift ;;
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
+	--stall) stall=$2; shift ;;
 	--append) append=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;
@@ -44,14 +49,56 @@ if [ $quiet = 1 ]; then
 else
 	filter() { tr -d '\r'; }
 fi
-timeout --foreground -k 10 "$timeout" \
-	qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2G -smp 2 \
+
+# The monitor lets us dump the vCPUs' state if the guest stops talking.
+port=$(( 40000 + $$ % 20000 ))
+: > "$log"
+qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2G -smp 2 \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet kp.mode=$mode $append" \
-	-nographic -no-reboot -nic none -monitor none -serial stdio </dev/null 2>&1 |
-	tee "$log" | filter
-qemu_rc=${PIPESTATUS[0]}
+	-nographic -no-reboot -nic none -serial stdio \
+	-monitor tcp:127.0.0.1:$port,server,nowait </dev/null >> "$log" 2>&1 &
+qpid=$!
+tail -n +1 -f --pid=$qpid "$log" | filter &
+tpid=$!
+
+# Kill the guest after $timeout seconds, or after $stall seconds without
+# a byte on the console (a wedged guest), dumping QEMU's view first.
+last_size=-1
+last_change=$(date +%s)
+verdict=""
+while kill -0 $qpid 2>/dev/null; do
+	sleep 5
+	now=$(date +%s)
+	size=$(stat -c %s "$log")
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size
+		last_change=$now
+	fi
+	if [ $(( now - start )) -ge "$timeout" ]; then
+		verdict="timeout after $timeout s"
+	elif [ $(( now - last_change )) -ge "$stall" ]; then
+		verdict="no console output for $stall s"
+	fi
+	if [ -n "$verdict" ]; then
+		if exec 3<>/dev/tcp/127.0.0.1/$port; then
+			printf 'info status\ninfo registers -a\n' >&3
+			timeout 5 cat <&3 > "$log.qemu-state" 2>/dev/null
+			exec 3>&-
+		fi
+		kill $qpid 2>/dev/null
+		sleep 2
+		kill -9 $qpid 2>/dev/null
+		break
+	fi
+done
+wait $qpid 2>/dev/null
+qemu_rc=$?
+wait $tpid 2>/dev/null
 secs=$(( $(date +%s) - start ))
+if [ -n "$verdict" ]; then
+	echo "run-vm: guest killed: $verdict (vCPU state in $log.qemu-state)" | tee -a "$log"
+fi
 
 tr -d '\r' < "$log" > "$log.clean"
 awk -v splat="$SPLAT" -v qemu_rc="$qemu_rc" -v secs="$secs" \
