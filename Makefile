@@ -111,7 +111,8 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)
 				--no-backup-if-mismatch -r - < arch/x86/$$p 2>&1); then \
 			echo "$$out" >&2; \
 			echo "ERROR: patch arch/x86/$$p does not apply:" >&2; \
-			echo "$$out" | sed -n 's/^patching file /  file: /p' >&2; \
+			echo "$$out" | awk '/^patching file / { f = $$3 } \
+				/FAILED|can.t find file|malformed/ { print "  file: " f ": " $$0 }' >&2; \
 			exit 1; \
 		fi; \
 	done
