@@ -44,10 +44,12 @@ bool kvm_prefetch_name_valid(const char *name, size_t size)
 
 	if (!len || len == size || len >= KVM_PREFETCH_POLICY_NAME_MAX)
 		return false;
+	/* Not islower(): the kernel's ctype is Latin-1. */
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 
-		if (!islower(c) && !isdigit(c) && c != '_' && c != '-')
+		if (!(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') &&
+		    c != '_' && c != '-')
 			return false;
 	}
 	return true;
@@ -499,6 +501,8 @@ static void prefetch_check_default(void)
 	    kvm_prefetch_name_valid(name, sizeof(name)))
 		ops = prefetch_find_get(name);
 	if (!IS_ERR(ops)) {
+		strscpy(prefetch_default_name, ops->name,
+			sizeof(prefetch_default_name));
 		kvm_prefetch_put_policy(ops);
 		return;
 	}

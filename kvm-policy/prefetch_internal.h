@@ -8,7 +8,6 @@
 #define __KVM_PREFETCH_INTERNAL_H
 
 #include <linux/capability.h>
-#include <linux/ctype.h>
 #include <linux/hugetlb.h>
 #include <linux/debugfs.h>
 #include <linux/kmod.h>

@@ -14,6 +14,12 @@
 
 #include "prefetch_internal.h"
 
+/* A window of 0 pages means no prefetch, as 1 does; keep it as 1. */
+static u32 prefetch_effective_nr_pages(u32 nr_pages)
+{
+	return max_t(u32, nr_pages, 1);
+}
+
 static struct kvm_prefetch_state *
 prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 		      u32 nr_pages, u32 gup)
@@ -27,7 +33,7 @@ prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 
 	st->ops = ops;
 	st->kvm = kvm;
-	st->nr_pages = nr_pages;
+	st->nr_pages = prefetch_effective_nr_pages(nr_pages);
 	st->gup = gup;
 	if (ops->init) {
 		ret = ops->init(st);
@@ -241,12 +247,6 @@ int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p)
 	return 0;
 }
 
-/* A window of 0 pages means no prefetch, as 1 does; report it as 1. */
-static u32 prefetch_effective_nr_pages(u32 nr_pages)
-{
-	return max_t(u32, nr_pages, 1);
-}
-
 static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 {
 	struct kvm_prefetch_state *old, *st;
@@ -309,7 +309,7 @@ static void prefetch_vm_get(struct kvm *kvm, struct kvm_prefetch_policy *p)
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
 	strscpy(p->name, st->ops->name, sizeof(p->name));
-	p->nr_pages = prefetch_effective_nr_pages(st->nr_pages);
+	p->nr_pages = st->nr_pages;
 	p->gup = st->gup;
 	rcu_read_unlock();
 }
