@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kvm-prefetch-adaptive: the stream state, shared with the unit tests. */
+/* kvm-prefetch-adaptive: the stream logic, shared with the unit tests. */
 #ifndef __KVM_PREFETCH_ADAPTIVE_H
 #define __KVM_PREFETCH_ADAPTIVE_H
 
-#include <linux/spinlock.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 #define ADAPTIVE_STREAMS	64	/* per VM; vCPUs beyond share */
@@ -17,16 +18,11 @@
  * @full the full windows seen since.
  */
 struct adaptive_stream {
-	spinlock_t lock;
 	u64 last;
 	u64 win_end;
 	u32 win;
 	u32 chunk;
 	u32 full;
-};
-
-struct adaptive_vm {
-	struct adaptive_stream streams[ADAPTIVE_STREAMS];
 };
 
 u32 adaptive_next_size(u32 cur, u32 max);

@@ -24,87 +24,31 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvm_prefetch.h>
-#include <linux/log2.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "adaptive.h"
 
-/**
- * adaptive_next_size() - the window after a full one (readahead's ramp)
- * @cur: the current window in pages
- * @max: the VM's nr_pages
- *
- * Return: the next window size, at most @max.
- */
-u32 adaptive_next_size(u32 cur, u32 max)
-{
-	if (cur < max / 16)
-		return cur * 4;
-	if (cur <= max / 2)
-		return cur * 2;
-	return max;
-}
-
-/**
- * adaptive_stream_update() - learn from a fault and pick the next window
- * @s: the vCPU's stream
- * @gfn: the faulting gfn
- * @level_pages: pages the fault's own mapping spans
- * @max: the VM's nr_pages
- *
- * Return: the window size to prefetch with (0 or 1: none).  Also records
- * where that window starts and ends in @s.
- */
-u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn,
-			   u64 level_pages, u32 max)
-{
-	if (s->win && gfn == s->win_end) {
-		/* The last window was used up: keep going, maybe bigger. */
-		if (!s->chunk || s->win < s->chunk ||
-		    ++s->full >= ADAPTIVE_FULL_TO_GROW) {
-			s->win = adaptive_next_size(s->win, max);
-			s->full = 0;
-		}
-	} else if (s->win && gfn > s->last && gfn < s->win_end) {
-		/* Prefetch stopped at gfn: the host fills chunks this big. */
-		s->chunk = gfn - s->last;
-		s->win = s->chunk;
-		s->full = 0;
-	} else {
-		/* A new stream, or random access. */
-		s->win = ADAPTIVE_INIT_PAGES;
-		s->chunk = 0;
-		s->full = 0;
-	}
-	s->win = clamp_t(u32, s->win, 1, max);
-	s->last = gfn;
-
-	/* Where kvm_prefetch_aligned_window() will end the window. */
-	if (s->win > level_pages)
-		s->win_end = (gfn & ~((u64)rounddown_pow_of_two(s->win) - 1)) +
-			     s->win;
-	else
-		s->win_end = (gfn & ~(level_pages - 1)) + level_pages;
-	return s->win;
-}
+/* Per-VM state: the streams, each with its lock. */
+struct adaptive_vm {
+	spinlock_t locks[ADAPTIVE_STREAMS];
+	struct adaptive_stream streams[ADAPTIVE_STREAMS];
+};
 
 static bool adaptive_window(const struct kvm_prefetch_state *st,
 			    const struct kvm_prefetch_fault *f,
 			    struct kvm_prefetch_window *w)
 {
 	struct adaptive_vm *vm = st->priv;
-	struct adaptive_stream *s;
+	unsigned int i = f->vcpu_idx % ADAPTIVE_STREAMS;
 	u32 nr_pages;
 
-	s = &vm->streams[f->vcpu_idx % ADAPTIVE_STREAMS];
-	spin_lock(&s->lock);
-	nr_pages = adaptive_stream_update(s, f->gfn,
+	spin_lock(&vm->locks[i]);
+	nr_pages = adaptive_stream_update(&vm->streams[i], f->gfn,
 					  KVM_PREFETCH_LEVEL_PAGES(f->level),
 					  st->nr_pages);
-	spin_unlock(&s->lock);
+	spin_unlock(&vm->locks[i]);
 
 	return kvm_prefetch_aligned_window(f->gfn, f->level, nr_pages, w);
 }
@@ -118,7 +62,7 @@ static int adaptive_init(struct kvm_prefetch_state *st)
 	if (!vm)
 		return -ENOMEM;
 	for (i = 0; i < ADAPTIVE_STREAMS; i++)
-		spin_lock_init(&vm->streams[i].lock);
+		spin_lock_init(&vm->locks[i]);
 	st->priv = vm;
 	return 0;
 }
