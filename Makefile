@@ -39,7 +39,9 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	scripts/const_structs.checkpatch \
 	tools/testing/selftests/kvm tools/testing/selftests/lib.mk \
 	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
-	tools/lib tools/scripts tools/build
+	tools/lib tools/scripts tools/build \
+	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
+	scripts/subarch.include
 
 DEB_PKGS := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
@@ -92,7 +94,9 @@ versions: deps
 	fi
 	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
 
-# Pristine extraction, redone only when the source package changes.
+# Pristine extraction, redone only when the source package or the list of
+# extracted paths changes.
+SRC_PATHS_ID := $(shell echo $(SRC_PATHS) | md5sum | cut -c1-8)
 $(BUILD)/.pristine-%:
 	rm -rf $(PRISTINE) $(BUILD)/.pristine-*
 	mkdir -p $(PRISTINE)
@@ -103,7 +107,7 @@ $(BUILD)/.pristine-%:
 # The stage is rebuilt from scratch every time (a few seconds): pristine
 # copy, hook patches, our files.  Only files whose contents changed are
 # then synced into the build tree, so kbuild recompiles only what changed.
-modules: versions $(BUILD)/.pristine-$(SRC_VERSION)
+modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 	rm -rf $(STAGE)
 	cp -a $(PRISTINE) $(STAGE)
 	@for p in $(PATCHES); do \
@@ -218,7 +222,7 @@ demo: initramfs
 
 include tests/bench/bench.mk
 
-static: modules
+static: modules cocci sparse checkpatch
 
 # Every layer ends its output with "N passed, N failed[, N skipped]";
 # the last line of "make check" adds them up.
@@ -252,16 +256,16 @@ patches: modules
 	cp include/uapi/linux/kvm_prefetch.h $(PG)/include/uapi/linux/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "KVM: add the prefetch policy API headers" \
-		-m "<linux/kvm_prefetch.h>: fault origins, the ops table a prefetch policy registers and the per-VM state it sees.  <uapi/linux/kvm_prefetch.h>: KVM_SET/GET_PREFETCH_POLICY, KVM_CAP_PREFETCH_POLICY and the KVM_PRE_FAULT_MEMORY ABI (upstream's numbers)."
+		-m "$$(echo '<linux/kvm_prefetch.h>: fault origins, the ops table a prefetch policy registers and the per-VM state it sees.  <uapi/linux/kvm_prefetch.h>: KVM_SET/GET_PREFETCH_POLICY, KVM_CAP_PREFETCH_POLICY and the KVM_PRE_FAULT_MEMORY ABI (upstream'\''s numbers).' | fmt -w 72)"
 	cp kvm-policy/*.[ch] $(PG)/virt/kvm/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "KVM: prefetch policy registry, per-VM state and KVM_PRE_FAULT_MEMORY" \
-		-m "An RCU list of policies registered by name, the built-ins none, manual, async and auto, the kvm.ko parameters that hold the defaults of new VMs, each VM's RCU-published state and its ioctls, the no-fault GUP resolver prefetch uses, and the generic KVM_PRE_FAULT_MEMORY loop."
+		-m "$$(echo 'An RCU list of policies registered by name, the built-ins none, manual, async and auto, the kvm.ko parameters that hold the defaults of new VMs, each VM'\''s RCU-published state and its ioctls, the no-fault GUP resolver prefetch uses, and the generic KVM_PRE_FAULT_MEMORY loop.' | fmt -w 72)"
 	mkdir -p $(PG)/arch/x86/kvm/mmu
 	cp arch/x86/kvm/mmu/*.c $(PG)/arch/x86/kvm/mmu/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "KVM: x86/mmu: add the prefetch engine" \
-		-m "After a fixed direct TDP fault, ask the VM's policy for a window, clip it to the memslot and the max GFN, skip mapped gfns with a lockless walk and map the rest with KVM_PREFETCH_AUTO faults through kvm_mmu_do_page_fault().  Also the x86 part of KVM_PRE_FAULT_MEMORY."
+		-m "$$(echo 'After a fixed direct TDP fault, ask the VM'\''s policy for a window, clip it to the memslot and the max GFN, skip mapped gfns with a lockless walk and map the rest with KVM_PREFETCH_AUTO faults through kvm_mmu_do_page_fault().  Also the x86 part of KVM_PRE_FAULT_MEMORY.' | fmt -w 72)"
 	@set -e; for p in $(PATCHES); do \
 		git -C $(PG) $(GIT_ID) am -q $(TOP)/arch/x86/$$p; \
 	done
@@ -269,13 +273,13 @@ patches: modules
 	cp kvm-policy/adaptive/* $(PG)/virt/kvm/adaptive/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "KVM: add the adaptive prefetch policy module" \
-		-m "A policy module using only <linux/kvm_prefetch.h>: a per-vCPU window that ramps up while faults are sequential, shrinks to the host's chunk size and restarts small on random access.  Built out of tree (Kbuild), autoloaded as kvm-prefetch-adaptive."
+		-m "$$(echo 'A policy module using only <linux/kvm_prefetch.h>: a per-vCPU window that ramps up while faults are sequential, shrinks to the host'\''s chunk size and restarts small on random access.  Built out of tree (Kbuild), autoloaded as kvm-prefetch-adaptive.' | fmt -w 72)"
 	mkdir -p $(PG)/Documentation/ABI/testing $(PG)/Documentation/virt/kvm
 	cp sysfs-docs/ABI/* $(PG)/Documentation/ABI/testing/
 	cp sysfs-docs/*.rst $(PG)/Documentation/virt/kvm/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "Documentation: KVM prefetch policies" \
-		-m "ABI entries for the kvm.ko prefetch parameters, the ioctls and capabilities, a guide for VMM authors and one for policy writers."
+		-m "$$(echo 'ABI entries for the kvm.ko prefetch parameters, the ioctls and capabilities, a guide for VMM authors and one for policy writers.' | fmt -w 72)"
 	git -C $(PG) $(GIT_ID) format-patch -q --no-signature -o $(BUILD)/patches \
 		--cover-letter HEAD~$$(( $$(git -C $(PG) rev-list --count HEAD) - 1 ))
 	sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/KVM: x86: pluggable prefetch policies for the TDP MMU/' \
@@ -286,3 +290,5 @@ patches: modules
 clean:
 	rm -rf $(BUILD)
 	@$(MAKE) --no-print-directory -C tests/unit clean BUILD=$(BUILD)/unit 2>/dev/null || true
+
+include cocci/cocci.mk

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks, included by the top-level Makefile (after its variables):
+#
+#   make cocci        the semantic patches of cocci/ over the patched tree,
+#                     the policy modules and the fixtures in cocci/tests/
+#   make sparse       sparse (C=2) over copies of the patched and the
+#                     unpatched KVM build: no warning in our files, none
+#                     that the unpatched build does not have
+#   make checkpatch   checkpatch.pl over the "make patches" series and
+#                     over our own files
+#
+# Each writes its output to $(RESULTS)/<target>.txt too, ending with
+# "<target>: N passed, N failed".  With NOBUILD=1 they use the tree (and
+# patch series) already built.
+
+.PHONY: cocci sparse checkpatch
+
+# Policy modules are built outside the KVM tree: check them from here.
+COCCI_EXTRA_FILES = $(abspath $(wildcard kvm-policy/*/*.c kvm-policy/*/*.h))
+
+cocci: deps $(MODULES_DEP)
+	@mkdir -p $(RESULTS)
+	@cocci/run-cocci.sh $(TREE) $(COCCI_EXTRA_FILES) | tee $(RESULTS)/cocci.txt
+
+# Copies in $(BUILD)/sparse-patched and $(BUILD)/sparse-pristine keep
+# their objects between runs, so only the first run compiles everything.
+sparse: deps $(MODULES_DEP)
+	@mkdir -p $(RESULTS)
+	@cocci/run-sparse.sh $(KHEADERS) $(TREE) $(PRISTINE) \
+		$(TOP)/arch/x86/Kbuild.oot $(BUILD) | tee $(RESULTS)/sparse.txt
+
+# checkpatch message types we do not fix, and why:
+#  MISSING_SIGN_OFF   Signed-off-by certifies the Developer's Certificate
+#                     of Origin for a person; "make patches" produces the
+#                     series for review, and whoever submits it signs it.
+#  FILE_PATH_CHANGES  "added file(s), does MAINTAINERS need updating?":
+#                     MAINTAINERS is not part of the extracted source; the
+#                     entry belongs to an upstream submission.
+CHECKPATCH_IGNORE := MISSING_SIGN_OFF,FILE_PATH_CHANGES
+CHECKPATCH_FILES = $(shell find kvm-policy include arch -type f \
+	\( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort)
+
+checkpatch: deps $(if $(NOBUILD),,patches)
+	@mkdir -p $(RESULTS)
+	@CHECKPATCH_IGNORE=$(CHECKPATCH_IGNORE) cocci/run-checkpatch.sh $(PRISTINE)/scripts/checkpatch.pl \
+		$(BUILD)/patches $(CHECKPATCH_FILES) | tee $(RESULTS)/checkpatch.txt

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+///
+/// A prefetch policy is a struct kvm_prefetch_ops that names itself, says
+/// which module owns it and has the required callbacks: every initialized
+/// struct kvm_prefetch_ops sets .name, .owner = THIS_MODULE and .window.
+///
+/// A policy that is registered is unregistered on the way out: for each
+/// kvm_prefetch_register(X), the same file calls kvm_prefetch_unregister(X)
+/// in its module's exit path, that is in a function marked __exit or
+/// passed to module_exit(), or in a function those call (followed through
+/// the files that register or unregister policies; this is how kvm.ko's
+/// built-in policies are unregistered, from kvm_x86_exit()).
+///
+// Confidence: High
+// Comments: the exit-path check looks at all files of one spatch run
+//  together and reports at the end of the run (report and org modes).
+// Options: --no-includes
+
+virtual context
+virtual org
+virtual report
+
+@initialize:python@
+@@
+import re
+
+REQUIRED = (".name", ".owner = THIS_MODULE", ".window")
+fields = {}		# ops initializer position -> fields it sets
+registered = []		# (position, file, argument)
+unregistered = []	# (file, function, argument)
+exit_fns = set()	# __exit and module_exit() functions
+calls = {}		# function -> functions it calls
+modes = set()
+
+def key(p):
+    return (p.file, p.line, p.column)
+
+def norm(e):
+    return re.sub(r"\s+", "", e)
+
+def warn(p, msg):
+    if "org" in modes:
+        coccilib.org.print_todo(p, msg)
+    else:
+        coccilib.report.print_report(p, msg)
+
+@script:python depends on org@
+@@
+modes.add("org")
+
+// ---- the ops table ----------------------------------------------------
+
+@ops@
+identifier x;
+position p;
+@@
+
+struct kvm_prefetch_ops x@p = { ... };
+
+@has_name@
+identifier x;
+expression E;
+position p;
+@@
+
+struct kvm_prefetch_ops x@p = { ..., .name = E, ... };
+
+@script:python@
+p << has_name.p;
+@@
+
+fields.setdefault(key(p[0]), set()).add(".name")
+
+@has_owner@
+identifier x;
+position p;
+@@
+
+struct kvm_prefetch_ops x@p = { ..., .owner = THIS_MODULE, ... };
+
+@script:python@
+p << has_owner.p;
+@@
+
+fields.setdefault(key(p[0]), set()).add(".owner = THIS_MODULE")
+
+@has_window@
+identifier x;
+expression E;
+position p;
+@@
+
+struct kvm_prefetch_ops x@p = { ..., .window = E, ... };
+
+@script:python@
+p << has_window.p;
+@@
+
+fields.setdefault(key(p[0]), set()).add(".window")
+
+@script:python incomplete@
+p << ops.p;
+x << ops.x;
+missing;
+@@
+
+miss = [f for f in REQUIRED if f not in fields.get(key(p[0]), set())]
+if miss:
+    coccinelle.missing = ", ".join(miss)
+else:
+    cocci.include_match(False)
+
+@depends on context@
+identifier ops.x;
+position ops.p;
+@@
+
+* struct kvm_prefetch_ops x@p = { ... };
+
+@script:python depends on org || report@
+p << ops.p;
+x << ops.x;
+missing << incomplete.missing;
+@@
+
+warn(p[0], "WARNING: struct kvm_prefetch_ops %s does not set %s" %
+     (x, missing))
+
+// ---- register and unregister ------------------------------------------
+
+@reg@
+expression E;
+position p;
+@@
+
+kvm_prefetch_register@p(E)
+
+@script:python depends on org || report@
+p << reg.p;
+E << reg.E;
+@@
+
+registered.append((p[0], p[0].file, norm(E)))
+
+@unreg@
+identifier fn;
+expression E;
+position p;
+@@
+
+fn(...)
+{
+	<+...
+	kvm_prefetch_unregister@p(E)
+	...+>
+}
+
+@script:python depends on org || report@
+fn << unreg.fn;
+E << unreg.E;
+p << unreg.p;
+@@
+
+unregistered.append((p[0].file, fn, norm(E)))
+
+// The module's exit path: __exit functions, module_exit() functions and
+// what they call.
+@exit_attr@
+attribute name __exit;
+identifier fn;
+@@
+
+void __exit fn(...) { ... }
+
+@exit_decl@
+declarer name module_exit;
+identifier fn;
+@@
+
+module_exit(fn);
+
+@script:python depends on org || report@
+fn << exit_attr.fn;
+@@
+
+exit_fns.add(fn)
+
+@script:python depends on org || report@
+fn << exit_decl.fn;
+@@
+
+exit_fns.add(fn)
+
+@exit_calls@
+identifier fn, callee;
+@@
+
+void __exit fn(...)
+{
+	<... callee(...) ...>
+}
+
+@script:python depends on org || report@
+fn << exit_calls.fn;
+callee << exit_calls.callee;
+@@
+
+calls.setdefault(fn, set()).add(callee)
+
+@module_exit_calls@
+identifier exit_decl.fn, callee;
+@@
+
+fn(...)
+{
+	<... callee(...) ...>
+}
+
+@script:python depends on org || report@
+fn << exit_decl.fn;
+callee << module_exit_calls.callee;
+@@
+
+calls.setdefault(fn, set()).add(callee)
+
+// Calls in files that register or unregister policies, to follow the exit
+// path from a module's exit function into its helpers.
+@policy_calls depends on reg || unreg@
+identifier fn, callee;
+@@
+
+fn(...)
+{
+	<... callee(...) ...>
+}
+
+@script:python depends on org || report@
+fn << policy_calls.fn;
+callee << policy_calls.callee;
+@@
+
+calls.setdefault(fn, set()).add(callee)
+
+@finalize:python depends on org || report@
+@@
+
+on_exit_path = set(exit_fns)
+todo = list(exit_fns)
+while todo:
+    for callee in calls.get(todo.pop(), ()):
+        if callee not in on_exit_path:
+            on_exit_path.add(callee)
+            todo.append(callee)
+
+for p, f, e in registered:
+    if not any(uf == f and ue == e and ufn in on_exit_path
+               for uf, ufn, ue in unregistered):
+        warn(p, "WARNING: kvm_prefetch_register(%s) without "
+             "kvm_prefetch_unregister(%s) in the module's exit path" % (e, e))
