@@ -108,6 +108,10 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	const struct kvm_prefetch_state *st;
 	bool ret = false;
 
+	/* A prefetch never triggers further prefetch. */
+	if (f->origin == KVM_PREFETCH_AUTO)
+		return false;
+
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
 	if (st && st->nr_pages > 1 && st->ops->window(st, f, w)) {
@@ -116,6 +120,33 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/**
+ * kvm_prefetch_clip_window() - the part of a window the engine may map
+ * @w: the policy's window
+ * @base_gfn: first gfn of the faulting memslot
+ * @npages: the memslot's size in pages
+ * @max_gfn: the largest gfn the MMU can map
+ * @start: set to the first gfn to map
+ * @end: set to the gfn after the last one to map
+ *
+ * One memslot per window: the faulting one.  The window is also capped at
+ * KVM_PREFETCH_MAX_PAGES and at @max_gfn; a window that would wrap around
+ * is empty.
+ *
+ * Return: true if [@start, @end) is not empty.
+ */
+bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
+			      u64 base_gfn, u64 npages, u64 max_gfn,
+			      u64 *start, u64 *end)
+{
+	u32 nr = min_t(u32, w->nr_pages, KVM_PREFETCH_MAX_PAGES);
+
+	/* A window that wraps ends below its start: empty. */
+	*start = max(w->start, base_gfn);
+	*end = min3(w->start + nr, base_gfn + npages, max_gfn + 1);
+	return *start < *end;
 }
 
 /**

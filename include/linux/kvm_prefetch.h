@@ -123,6 +123,9 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 			   void __user *argp);
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 			 struct kvm_prefetch_window *w);
+bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
+			      u64 base_gfn, u64 npages, u64 max_gfn,
+			      u64 *start, u64 *end);
 u32 kvm_prefetch_vm_gup(struct kvm *kvm);
 bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot);
 kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,

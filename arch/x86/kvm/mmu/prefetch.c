@@ -111,8 +111,7 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 	struct kvm_memory_slot *slot = fault->slot;
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
-	gfn_t start, end;
-	u64 step;
+	u64 start, end, step;
 
 	/* Only plain, direct TDP faults of not-present pages. */
 	if (fault->present || fault->rsvd || !fault->is_tdp ||
@@ -130,12 +129,8 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 	if (!kvm_prefetch_decide(vcpu->kvm, &f, &w))
 		return;
 
-	/* One memslot per window: the faulting one. */
-	start = max_t(gfn_t, w.start, slot->base_gfn);
-	end = min_t(u64, w.start + min_t(u32, w.nr_pages, KVM_PREFETCH_MAX_PAGES),
-		    slot->base_gfn + slot->npages);
-	end = min_t(u64, end, kvm_mmu_max_gfn() + 1);
-	if (start >= end)
+	if (!kvm_prefetch_clip_window(&w, slot->base_gfn, slot->npages,
+				      kvm_mmu_max_gfn(), &start, &end))
 		return;
 
 	step = KVM_PAGES_PER_HPAGE(fault->goal_level);
