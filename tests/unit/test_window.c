@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which fault origins open a window for each built-in policy, the window
+ * kvm_prefetch_aligned_window() computes, and kvm_prefetch_decide()'s cap
+ * at the VM's nr_pages.
+ */
+#include "prefetch_internal.h"
+#include "../../kvm-policy/prefetch.c"
+#include "../../kvm-policy/prefetch_vm.c"
+#include "test.h"
+#include "fixtures.h"
+
+static void setup(void)
+{
+	fixture_setup(true);
+}
+
+static void teardown(void)
+{
+	vms_destroy_all();
+	registry_reset();
+}
+
+static const enum kvm_prefetch_type origins[] = {
+	KVM_PREFETCH_NONE, KVM_PREFETCH_MANUAL, KVM_PREFETCH_ASYNC,
+	KVM_PREFETCH_AUTO,
+};
+static const char *const origin_names[] = { "NONE", "MANUAL", "ASYNC", "AUTO" };
+
+/*
+ * @want[origin]: does @ops open a window for a fault of that origin, called
+ * directly and through kvm_prefetch_decide() on a VM using it?
+ */
+static void check_triggers(struct kvm_prefetch_ops *ops, const bool want[4])
+{
+	struct kvm_prefetch_state st = { .ops = ops, .nr_pages = 8 };
+	struct kvm *kvm = vm_create();
+	size_t i;
+
+	ASSERT_EQ(vm_set(kvm, ops->name, 8, 0), 0);
+	for (i = 0; i < ARRAY_SIZE(origins); i++) {
+		struct kvm_prefetch_fault f = {
+			.origin = origins[i], .gfn = 0x1003, .level = 1,
+		};
+		struct kvm_prefetch_window w = { 0, 0 };
+		bool got;
+
+		rcu_read_lock();
+		got = ops->window(&st, &f, &w);
+		rcu_read_unlock();
+		if (got != want[i])
+			test_fail(__FILE__, __LINE__, "%s window() for %s: %d",
+				  ops->name, origin_names[i], got);
+		if (got && (w.start != 0x1000 || w.nr_pages != 8))
+			test_fail(__FILE__, __LINE__,
+				  "%s window() for %s: start %#llx nr %u",
+				  ops->name, origin_names[i],
+				  (unsigned long long)w.start, w.nr_pages);
+
+		memset(&w, 0, sizeof(w));
+		got = kvm_prefetch_decide(kvm, &f, &w);
+		if (got != want[i])
+			test_fail(__FILE__, __LINE__, "%s decide() for %s: %d",
+				  ops->name, origin_names[i], got);
+		if (got && (w.start != 0x1000 || w.nr_pages != 8))
+			test_fail(__FILE__, __LINE__,
+				  "%s decide() for %s: start %#llx nr %u",
+				  ops->name, origin_names[i],
+				  (unsigned long long)w.start, w.nr_pages);
+	}
+	vm_destroy(kvm);
+}
+
+/*			      NONE   MANUAL ASYNC  AUTO */
+TEST(trigger_none)
+{
+	check_triggers(&prefetch_none, (bool[]){ false, false, false, false });
+}
+
+TEST(trigger_manual)
+{
+	check_triggers(&prefetch_manual, (bool[]){ false, true, false, false });
+}
+
+TEST(trigger_async)
+{
+	check_triggers(&prefetch_async, (bool[]){ false, true, true, false });
+}
+
+TEST(trigger_auto)
+{
+	check_triggers(&prefetch_auto, (bool[]){ true, true, true, false });
+}
+
+/* kvm_prefetch_aligned_window() at level 1 (4 KiB). */
+static void check_window(u64 gfn, u8 level, u32 nr_pages, bool want,
+			 u64 want_start, u32 want_nr, int line)
+{
+	struct kvm_prefetch_window w = { 0xaaaa, 0xaaaa };
+	bool got = kvm_prefetch_aligned_window(gfn, level, nr_pages, &w);
+
+	if (got != want)
+		test_fail(__FILE__, line,
+			  "aligned_window(gfn %#llx, level %u, nr %u): %d, want %d",
+			  (unsigned long long)gfn, level, nr_pages, got, want);
+	if (!want && (w.start != 0xaaaa || w.nr_pages != 0xaaaa))
+		test_fail(__FILE__, line, "window written though false");
+	if (want && (w.start != want_start || w.nr_pages != want_nr))
+		test_fail(__FILE__, line,
+			  "aligned_window(gfn %#llx, level %u, nr %u): start %#llx nr %u, want %#llx %u",
+			  (unsigned long long)gfn, level, nr_pages,
+			  (unsigned long long)w.start, w.nr_pages,
+			  (unsigned long long)want_start, want_nr);
+}
+
+#define WINDOW(gfn, level, nr, want, start, wnr) \
+	check_window(gfn, level, nr, want, start, wnr, __LINE__)
+
+TEST(window_nr_0_and_1_nothing)
+{
+	WINDOW(0x12345, 1, 0, false, 0, 0);
+	WINDOW(0x12345, 1, 1, false, 0, 0);
+	WINDOW(0, 1, 0, false, 0, 0);
+}
+
+TEST(window_aligned_to_pow2_below_nr)
+{
+	const u64 gfn = 0x123456789ULL;
+
+	WINDOW(gfn, 1, 2, true, gfn & ~1ULL, 2);
+	WINDOW(gfn, 1, 3, true, gfn & ~1ULL, 3);
+	WINDOW(gfn, 1, 8, true, gfn & ~7ULL, 8);
+	WINDOW(gfn, 1, 12, true, gfn & ~7ULL, 12);
+	WINDOW(gfn, 1, 512, true, gfn & ~511ULL, 512);
+	WINDOW(gfn, 1, 262144, true, gfn & ~262143ULL, 262144);
+	/* Already aligned. */
+	WINDOW(0x1000, 1, 8, true, 0x1000, 8);
+	WINDOW(0, 1, 8, true, 0, 8);
+}
+
+TEST(window_capped_at_max_pages)
+{
+	const u64 gfn = 0x123456789ULL;
+
+	WINDOW(gfn, 1, 262145, true, gfn & ~262143ULL, 262144);
+	WINDOW(gfn, 1, 0xffffffffu, true, gfn & ~262143ULL, 262144);
+}
+
+TEST(window_contains_fault)
+{
+	static const u32 nrs[] = { 2, 3, 5, 8, 13, 16, 100, 512, 1000 };
+	u64 gfn;
+	size_t i;
+
+	for (gfn = 0; gfn < 2100; gfn += 7) {
+		for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+			struct kvm_prefetch_window w;
+
+			ASSERT_TRUE(kvm_prefetch_aligned_window(gfn, 1, nrs[i], &w));
+			if (w.start > gfn || gfn >= w.start + w.nr_pages)
+				test_fail(__FILE__, __LINE__,
+					  "gfn %#llx nr %u: window %#llx+%u misses it",
+					  (unsigned long long)gfn, nrs[i],
+					  (unsigned long long)w.start, w.nr_pages);
+			ASSERT_EQ(w.nr_pages, nrs[i]);
+		}
+	}
+}
+
+TEST(window_top_of_gfn_space)
+{
+	const u64 gfn = (1ULL << 52) - 1;
+
+	WINDOW(gfn, 1, 8, true, gfn & ~7ULL, 8);
+	WINDOW(gfn, 2, 262144, true, gfn & ~262143ULL, 262144);
+}
+
+/* A 4 KiB mapping never covers a window of 2 or more pages. */
+TEST(window_level_4k_never_covers)
+{
+	WINDOW(0x1000, 1, 2, true, 0x1000, 2);
+	WINDOW(0x1001, 1, 2, true, 0x1000, 2);
+	WINDOW(0x1003, 1, 3, true, 0x1002, 3);
+}
+
+/* A 2 MiB mapping covers windows up to 512 aligned pages. */
+TEST(window_level_2m)
+{
+	const u64 gfn = 0x40123;
+
+	WINDOW(gfn, 2, 2, false, 0, 0);
+	WINDOW(gfn, 2, 3, false, 0, 0);
+	WINDOW(gfn, 2, 8, false, 0, 0);
+	WINDOW(gfn, 2, 512, false, 0, 0);
+	/* 513 pages from the 2 MiB boundary go one page beyond. */
+	WINDOW(gfn, 2, 513, true, 0x40000, 513);
+	WINDOW(gfn, 2, 1024, true, gfn & ~1023ULL, 1024);
+	WINDOW(gfn, 2, 262144, true, 0x40000, 262144);
+	WINDOW(gfn, 2, 262145, true, 0x40000, 262144);
+}
+
+/* A 1 GiB mapping covers every window. */
+TEST(window_level_1g)
+{
+	const u64 gfn = 0x12345678;
+
+	WINDOW(gfn, 3, 8, false, 0, 0);
+	WINDOW(gfn, 3, 512, false, 0, 0);
+	WINDOW(gfn, 3, 262144, false, 0, 0);
+	WINDOW(gfn, 3, 262145, false, 0, 0);
+	WINDOW(gfn, 3, 0xffffffffu, false, 0, 0);
+}
+
+/* ---- kvm_prefetch_decide() ------------------------------------------ */
+
+static struct kvm *test_vm(u32 nr_pages)
+{
+	struct kvm *kvm;
+
+	if (!registered(&test_ops) && kvm_prefetch_register(&test_ops))
+		test_fail(__FILE__, __LINE__, "register test policy");
+	kvm = vm_create();
+	if (vm_set(kvm, "test", nr_pages, 0))
+		test_fail(__FILE__, __LINE__, "set test policy");
+	return kvm;
+}
+
+static const struct kvm_prefetch_fault fault = {
+	.origin = KVM_PREFETCH_NONE, .gfn = 0x2345, .error_code = 0x6,
+	.level = 1, .vcpu_idx = 3,
+};
+
+TEST(decide_caps_at_vm_nr_pages)
+{
+	struct kvm *kvm = test_vm(16);
+	struct kvm_prefetch_window w;
+
+	rec.window_ret = true;
+	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 1000 };
+	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(w.start, 0x2000);
+	ASSERT_EQ(w.nr_pages, 16);
+
+	rec.window_out.nr_pages = 4;
+	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(w.nr_pages, 4);
+
+	rec.window_out.nr_pages = 16;
+	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(w.nr_pages, 16);
+}
+
+TEST(decide_empty_window_is_no)
+{
+	struct kvm *kvm = test_vm(16);
+	struct kvm_prefetch_window w;
+
+	rec.window_ret = true;
+	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 0 };
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	rec.window_ret = false;
+	rec.window_out.nr_pages = 8;
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(rec.window_calls, 2);
+}
+
+TEST(decide_window_below_2_skips_policy)
+{
+	struct kvm *kvm = test_vm(1);
+	struct kvm_prefetch_window w;
+
+	rec.window_ret = true;
+	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 8 };
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(rec.window_calls, 0);
+}
+
+TEST(decide_passes_fault_and_state)
+{
+	struct kvm *kvm = test_vm(64);
+	struct kvm_prefetch_window w;
+
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(rec.window_calls, 1);
+	ASSERT_EQ(rec.last_fault.origin, fault.origin);
+	ASSERT_EQ(rec.last_fault.gfn, fault.gfn);
+	ASSERT_EQ(rec.last_fault.error_code, fault.error_code);
+	ASSERT_EQ(rec.last_fault.level, fault.level);
+	ASSERT_EQ(rec.last_fault.vcpu_idx, fault.vcpu_idx);
+	/* The policy's per-VM state reached it. */
+	ASSERT_PTR_EQ(vm_state(kvm)->priv, &rec);
+	ASSERT_EQ(vm_state(kvm)->nr_pages, 64);
+}
+
+TEST(decide_without_state_is_no)
+{
+	struct kvm kvm;
+	struct kvm_prefetch_window w;
+
+	memset(&kvm, 0, sizeof(kvm));
+	ASSERT_FALSE(kvm_prefetch_decide(&kvm, &fault, &w));
+}
+
+TEST(decide_builtin_auto_uses_vm_window)
+{
+	struct kvm *kvm = vm_create();
+	struct kvm_prefetch_fault f = fault;
+	struct kvm_prefetch_window w;
+
+	ASSERT_EQ(vm_set(kvm, "auto", 512, 0), 0);
+	ASSERT_TRUE(kvm_prefetch_decide(kvm, &f, &w));
+	ASSERT_EQ(w.start, 0x2345 & ~511ULL);
+	ASSERT_EQ(w.nr_pages, 512);
+	/* The installed 2 MiB mapping already covers it. */
+	f.level = 2;
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
+}
+
+/* Clipping to the faulting memslot, the max GFN and the window cap. */
+TEST(clip_inside_slot_is_unchanged)
+{
+	struct kvm_prefetch_window w = { .start = 0x1000, .nr_pages = 16 };
+	u64 start, end;
+
+	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0x800, 0x1000, ~0ULL >> 12,
+					     &start, &end));
+	ASSERT_EQ(start, 0x1000);
+	ASSERT_EQ(end, 0x1010);
+}
+
+TEST(clip_at_slot_end_and_start)
+{
+	struct kvm_prefetch_window w = { .start = 0x1000, .nr_pages = 512 };
+	u64 start, end;
+
+	/* Slot [0x1100, 0x1180): the window is cut on both sides. */
+	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0x1100, 0x80, ~0ULL >> 12,
+					     &start, &end));
+	ASSERT_EQ(start, 0x1100);
+	ASSERT_EQ(end, 0x1180);
+	/* A slot that ends before the window: nothing. */
+	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0x0, 0x1000, ~0ULL >> 12,
+					      &start, &end));
+	/* A slot that starts after it: nothing. */
+	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0x1200, 0x10, ~0ULL >> 12,
+					      &start, &end));
+}
+
+TEST(clip_at_max_gfn)
+{
+	struct kvm_prefetch_window w = { .start = 0xffff0, .nr_pages = 64 };
+	u64 start, end;
+
+	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0, 0x100000000ULL, 0xfffff,
+					     &start, &end));
+	ASSERT_EQ(end, 0x100000);
+	w.start = 0x100000;
+	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0, 0x100000000ULL, 0xfffff,
+					      &start, &end));
+}
+
+TEST(clip_caps_at_max_pages_and_refuses_wrap)
+{
+	struct kvm_prefetch_window w = { .start = 0, .nr_pages = 0xffffffff };
+	u64 start, end;
+
+	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0, 1ULL << 30, ~0ULL >> 12,
+					     &start, &end));
+	ASSERT_EQ(end - start, KVM_PREFETCH_MAX_PAGES);
+	w.start = ~0ULL - 4;
+	w.nr_pages = 16;
+	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0, ~0ULL, ~0ULL - 1,
+					      &start, &end));
+}
+
+TEST(decide_refuses_auto_origin)
+{
+	struct kvm_prefetch_fault f = { .origin = KVM_PREFETCH_AUTO,
+					.gfn = 0x100, .level = 1 };
+	struct kvm_prefetch_window w;
+	struct kvm *kvm = vm_create();
+
+	ASSERT_EQ(vm_set(kvm, "auto", 512, 0), 0);
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
+	f.origin = KVM_PREFETCH_NONE;
+	ASSERT_TRUE(kvm_prefetch_decide(kvm, &f, &w));
+	vm_destroy(kvm);
+}
+
+int main(void)
+{
+	return test_run_all(setup, teardown);
+}
