@@ -212,7 +212,7 @@ initramfs: $(MODULES_DEP) tests-vm
 vm-test: initramfs
 	@mkdir -p $(RESULTS)
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
-		--mode test --log $(VMDIR)/test.log \
+		--mode test --log $(VMDIR)/test.log --retry-wedged \
 		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") | \
 		tee $(RESULTS)/vm-test.txt
 
