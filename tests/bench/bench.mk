@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: the restore benchmark (issue 7), included by the top-level
+# Makefile.  Boots the test VM once in kp.mode=bench; the guest runs
+# $(VMDIR)/tests/bench (tests/bench/bench.c) with stock and our modules,
+# interleaved; tests/bench/report.py turns the serial log into
+# $(BENCH_OUT)/results.{md,csv,png}.  Not part of "make check" (it
+# measures); its smoke test tests/vm/restore_smoke.c is.
+#
+#   make bench [BENCH_RUNS=5] [BENCH_MIB=64] [BENCH_SMALL_MIB=8]
+#              [BENCH_SMALL_MAX=16] [BENCH_CHUNKS=4:8:16:64:512:2048]
+#              [BENCH_EXTRAS=1]
+#
+# Chunks of at most BENCH_SMALL_MAX KiB fault BENCH_SMALL_MIB MiB instead
+# of BENCH_MIB, to keep the run under 20 minutes (each 4 KiB chunk costs a
+# userfaultfd round trip plus a nested fault, ~0.4 ms under TCG).
+# "make bench-publish" copies the results to tests/bench/results/.
+
+.PHONY: bench bench-bin bench-deps bench-report bench-publish
+
+BENCH_OUT	?= $(BUILD)/bench
+BENCH_RUNS	?= 5
+BENCH_MIB	?= 64
+BENCH_SMALL_MIB	?= 8
+BENCH_SMALL_MAX	?= 16
+BENCH_CHUNKS	?= 4:8:16:64:512:2048
+BENCH_EXTRAS	?= 1
+BENCH_TIMEOUT	?= 1500
+BENCH_ARGS	= runs=$(BENCH_RUNS),mib=$(BENCH_MIB),small_mib=$(BENCH_SMALL_MIB),small_max=$(BENCH_SMALL_MAX),chunks=$(BENCH_CHUNKS),extras=$(BENCH_EXTRAS)
+BENCH_LOG	= $(VMDIR)/bench.log
+BENCH_SRCS	:= $(wildcard tests/bench/*.c)
+BENCH_BINS	:= $(patsubst tests/bench/%.c,$(VMDIR)/tests/%,$(BENCH_SRCS))
+
+# The guest programs: static, like tests/vm's (names start with "bench",
+# which the test mode skips).
+$(BENCH_BINS): $(VMDIR)/tests/%: tests/bench/%.c $(VM_LIB_SRCS) $(VM_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS_TEST) -o $@ $< $(VM_LIB_SRCS)
+
+bench-bin: $(MODULES_DEP)
+	@$(MAKE) --no-print-directory $(BENCH_BINS)
+
+# The initramfs of a bench run must contain the bench programs.
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+initramfs: bench-bin
+endif
+
+bench-deps: deps
+	@command -v python3 >/dev/null || { \
+		[ "$$(id -u)" = 0 ] || { echo "bench: python3 missing and not root" >&2; exit 1; }; \
+		apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends python3 >/dev/null; }
+	@command -v gnuplot >/dev/null || { echo "bench: gnuplot missing (make deps)" >&2; exit 1; }
+
+bench: bench-deps initramfs
+	@mkdir -p $(BENCH_OUT)
+	@start=$$(date +%s); rc=0; \
+	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
+		--mode bench --log $(BENCH_LOG) --quiet --timeout $(BENCH_TIMEOUT) \
+		--append "kp.bench=$(BENCH_ARGS)" || rc=$$?; \
+	echo "$$(( $$(date +%s) - start ))" > $(BENCH_OUT)/vm-seconds; \
+	$(MAKE) --no-print-directory bench-report || rc=1; \
+	exit $$rc
+
+# Re-make the table, CSV and plot from an existing log.
+bench-report:
+	@mkdir -p $(BENCH_OUT)
+	python3 tests/bench/report.py --log $(BENCH_LOG) --out $(BENCH_OUT) \
+		--abi "$(ABI)" --qemu "$$(qemu-system-x86_64 --version | head -n1)" \
+		--vm-seconds "$$(cat $(BENCH_OUT)/vm-seconds 2>/dev/null)"
+
+bench-publish:
+	@mkdir -p tests/bench/results
+	cp $(BENCH_OUT)/results.md $(BENCH_OUT)/results.csv \
+		$(BENCH_OUT)/results.png tests/bench/results/

@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the serial log of "make bench" into results.md, .csv and .png.
+
+The guest program (tests/bench/bench.c) prints one line per run:
+
+  @@BENCH kind=uffd cfg=auto-C mods=ours policy=auto nr=16 gup=nofault
+          chunk=65536 mib=64 vcpus=1 run=3 ms=.. limit_ms=.. pages=..
+          chunks=.. events=.. dup=.. pf=.. pf2=.. windows=.. mapped=.. ok=1
+
+plus @@BENCHCFG (its parameters) and @@BENCHENV (the guest).  Runs with
+ok=0 (a wrong page, a handler error) are errors and never enter a number.
+Standard library only; the plot is drawn by gnuplot.
+"""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+LABELS = {
+    "stock": "stock modules",
+    "none": "none",
+    "auto-8": "auto nr=8",
+    "auto-C": "auto nr=C/4K",
+    "auto-C-fast": "auto nr=C/4K gup=fast",
+    "auto-512": "auto nr=512",
+    "auto-512-fast": "auto nr=512 gup=fast",
+    "async-C": "async nr=C/4K",
+    "manual-C": "manual nr=C/4K",
+    "adaptive-512": "adaptive nr=512",
+}
+ORDER = ["stock", "none", "auto-8", "auto-C", "auto-C-fast", "auto-512",
+         "async-C", "manual-C", "adaptive-512"]
+
+
+COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a65628",
+          "#f781bf", "#17becf", "#bcbd22", "#1b9e77", "#7570b3"]
+
+
+def label(cfg):
+    if cfg in LABELS:
+        return LABELS[cfg]
+    m = re.match(r"(.*)-(\d+)$", cfg)
+    return f"{m.group(1)} nr={m.group(2)}" if m else cfg
+
+
+def order_key(cfg):
+    return (ORDER.index(cfg) if cfg in ORDER else len(ORDER), cfg)
+
+
+def kib(chunk):
+    c = chunk // 1024
+    return f"{c // 1024} MiB" if c >= 1024 and c % 1024 == 0 else f"{c} KiB"
+
+
+def num(v):
+    return None if v == "-" else float(v)
+
+
+def parse(path):
+    runs, cfg, env, fails = [], {}, {}, []
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").replace("\r", "").rstrip("\n")
+            # The serial console may glue a kernel message to a line.
+            i = line.find("@@BENCH")
+            if line.startswith("FAIL: "):
+                fails.append(line)
+            if i < 0:
+                continue
+            kv = dict(t.split("=", 1) for t in line[i:].split()[1:] if "=" in t)
+            tag = line[i:].split()[0]
+            if tag == "@@BENCH":
+                runs.append(kv)
+            elif tag == "@@BENCHCFG":
+                cfg = kv
+            elif tag == "@@BENCHENV":
+                env = kv
+    return runs, cfg, env, fails
+
+
+class Group:
+    """All runs of one (kind, cfg, chunk, mib, vcpus)."""
+
+    def __init__(self, key):
+        self.kind, self.cfg, self.chunk, self.mib, self.vcpus = key
+        self.ok, self.bad = [], []
+
+    def add(self, r):
+        (self.ok if r["ok"] == "1" else self.bad).append(r)
+
+    def vals(self, k):
+        return [num(r[k]) for r in self.ok if num(r[k]) is not None]
+
+    def med(self, k):
+        v = self.vals(k)
+        return statistics.median(v) if v else None
+
+    def span(self, k):
+        v = self.vals(k)
+        return (min(v), max(v)) if v else (None, None)
+
+    @property
+    def n(self):
+        return len(self.ok)
+
+
+def fmt(v, spec=".1f", none="-"):
+    return none if v is None else format(v, spec)
+
+
+def fmt_count(g, k):
+    lo, hi = g.span(k)
+    if lo is None:
+        return "-"
+    if lo == hi:
+        return f"{lo:.0f}"
+    return f"{g.med(k):.0f} ({lo:.0f}-{hi:.0f})"
+
+
+def pct(a, b):
+    return None if a is None or not b else (a / b - 1) * 100
+
+
+def machine(args):
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "host_kernel": platform.release(),
+        "qemu": args.qemu or "?",
+        "abi": args.abi or "?",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--abi", default="")
+    ap.add_argument("--qemu", default="")
+    ap.add_argument("--vm-seconds", default="")
+    args = ap.parse_args()
+
+    runs, bcfg, env, fails = parse(args.log)
+    if not runs:
+        print(f"report: no @@BENCH lines in {args.log}", file=sys.stderr)
+        return 1
+    groups = {}
+    for r in runs:
+        key = (r["kind"], r["cfg"], int(r["chunk"]), int(r["mib"]), int(r["vcpus"]))
+        groups.setdefault(key, Group(key)).add(r)
+
+    uffd = {(g.cfg, g.chunk): g for g in groups.values()
+            if g.kind == "uffd" and g.vcpus == 1}
+    chunks = sorted({c for _, c in uffd})
+    cfgs = sorted({c for c, _ in uffd}, key=order_key)
+    mib_of = {c: uffd[next(k for k in uffd if k[1] == c)].mib for c in chunks}
+
+    # The limit at each chunk size: the second pass of every run there.
+    limit = {}
+    for c in chunks:
+        v = [x for (cf, ch), g in uffd.items() if ch == c for x in g.vals("limit_ms")]
+        limit[c] = (statistics.median(v), min(v), max(v)) if v else (None, None, None)
+
+    def stock(c):
+        g = uffd.get(("stock", c))
+        return g.med("ms") if g else None
+
+    m = machine(args)
+    md = []
+    w = md.append
+    w("# Restore benchmark (make bench)\n")
+    w(f"- date: {m['date']}")
+    w(f"- host: {m['nproc']} CPUs, {m['cpu']}, Linux {m['host_kernel']}; {m['qemu']}")
+    w(f"- test VM: QEMU TCG `-cpu max -smp 2 -m 2G` (nested SVM + NPT, TDP MMU), "
+      f"guest kernel {env.get('guest_kernel', args.abi or '?')} (Debian ABI {m['abi']}), "
+      f"{env.get('guest_cpus', '?')} vCPUs; L2 guest: 32-bit flat code, no paging")
+    w(f"- parameters: {bcfg.get('runs', '?')} rounds (median, min, max of the runs), "
+      f"M = {bcfg.get('mib', '?')} MiB, but {bcfg.get('small_mib', '?')} MiB for chunks <= "
+      f"{bcfg.get('small_max', '?')} KiB (to fit 20 minutes: each 4 KiB chunk costs a "
+      f"userfaultfd round trip plus a nested fault); chunk sizes {bcfg.get('chunks', '?')} KiB")
+    w(f"- rounds interleave stock and ours in one boot (each round: `kvm-reload stock`, "
+      f"all stock cases, `kvm-reload ours`, all of ours); vCPU and handler threads "
+      f"pinned to CPU {bcfg.get('pin', '?')} except in the multi-vCPU variant")
+    if args.vm_seconds:
+        w(f"- time in QEMU: {args.vm_seconds} s")
+    w(f"- runs: {sum(g.n for g in groups.values())} verified, "
+      f"{sum(len(g.bad) for g in groups.values())} with errors")
+    w("")
+    w("Workload: the guest writes one dword into every 4 KiB page of M MiB, "
+      "linearly, while a userfaultfd handler thread (MISSING mode, "
+      "MADV_NOHUGEPAGE) populates C-byte chunks on demand with UFFDIO_COPY "
+      "from a source buffer. Time = wall time of the guest's pass. The limit "
+      "is a second pass over the then populated and mapped memory. Every "
+      "page is verified after every run.\n")
+
+    # ---- summary matrix
+    w("## Median time of the pass (ms)\n")
+    hdr = "| configuration | " + " | ".join(
+        f"{kib(c)}" + (f" ({mib_of[c]} MiB)" if mib_of[c] != int(bcfg.get("mib", 0) or 0) else "")
+        for c in chunks) + " |"
+    w(hdr)
+    w("|---" * (len(chunks) + 1) + "|")
+    for cf in cfgs:
+        cells = []
+        for c in chunks:
+            g = uffd.get((cf, c))
+            cells.append(fmt(g.med("ms") if g else None, ".0f"))
+        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+    w("| limit (2nd pass) | " + " | ".join(fmt(limit[c][0], ".1f") for c in chunks) + " |")
+    w("")
+    w("## Change against stock (median)\n")
+    w(hdr)
+    w("|---" * (len(chunks) + 1) + "|")
+    for cf in cfgs:
+        if cf == "stock":
+            continue
+        cells = []
+        for c in chunks:
+            g = uffd.get((cf, c))
+            cells.append(fmt(pct(g.med("ms") if g else None, stock(c)), "+.1f") +
+                         ("%" if g and stock(c) else ""))
+        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+    w("")
+
+    # ---- details
+    w("## Details\n")
+    w("faults/chunk = pf_taken / chunks; cost = (median - limit) / prefetch_mapped.\n")
+    w("| C | M | configuration | runs | median ms | min | max | vs stock | "
+      "UFFD events | pf_taken | faults/chunk | windows | mapped | cost us/mapped |")
+    w("|---" * 14 + "|")
+    rows = []
+    for c in chunks:
+        for cf in cfgs:
+            g = uffd.get((cf, c))
+            if not g:
+                continue
+            med = g.med("ms")
+            lo, hi = g.span("ms")
+            ch = g.med("chunks")
+            pf = g.med("pf")
+            mp = g.med("mapped")
+            fpc = pf / ch if pf is not None and ch else None
+            cost = ((med - limit[c][0]) / mp * 1000
+                    if med is not None and mp and limit[c][0] is not None else None)
+            runs_s = f"{g.n}" + (f" (+{len(g.bad)} bad)" if g.bad else "")
+            w(f"| {kib(c)} | {g.mib} | {label(cf)} | {runs_s} | {fmt(med)} | {fmt(lo)} | "
+              f"{fmt(hi)} | {fmt(pct(med, stock(c)), '+.1f')} | {fmt_count(g, 'events')} | "
+              f"{fmt_count(g, 'pf')} | {fmt(fpc, '.3f')} | {fmt_count(g, 'windows')} | "
+              f"{fmt_count(g, 'mapped')} | {fmt(cost, '.1f')} |")
+            rows.append(dict(kind="uffd", cfg=cf, label=label(cf), chunk_kib=c // 1024,
+                             mib=g.mib, vcpus=1, runs=g.n, errors=len(g.bad),
+                             median_ms=med, min_ms=lo, max_ms=hi,
+                             limit_ms=limit[c][0], vs_stock_pct=pct(med, stock(c)),
+                             events=g.med("events"), dup=g.med("dup"), chunks=ch,
+                             pages=g.med("pages"), pf_taken=pf, pf_2nd_pass=g.med("pf2"),
+                             windows=g.med("windows"), mapped=mp,
+                             faults_per_chunk=fpc, cost_us_per_mapped=cost))
+        lm = limit[c]
+        w(f"| {kib(c)} | {mib_of[c]} | limit (2nd pass) | | {fmt(lm[0])} | {fmt(lm[1])} | "
+          f"{fmt(lm[2])} | | | | | | | |")
+        rows.append(dict(kind="limit", cfg="limit", label="limit (2nd pass)",
+                         chunk_kib=c // 1024, mib=mib_of[c], vcpus=1,
+                         median_ms=lm[0], min_ms=lm[1], max_ms=lm[2]))
+    w("")
+
+    # ---- cost of prefetch on populated memory
+    pop = {g.cfg: g for g in groups.values() if g.kind == "populated"}
+    costs = {}
+    if pop:
+        w("## Cost of a guest fault and of prefetch (memory populated up front, no userfaultfd)\n")
+        w("per fault = (median - limit) / pf_taken of `none`; prefetch per mapped page = "
+          "(median - limit - pf_taken x per fault) / prefetch_mapped.\n")
+        w("| configuration | M | runs | median ms | min | max | limit ms | pf_taken | mapped | "
+          "us per fault | us per mapped page |")
+        w("|---" * 11 + "|")
+        per_fault = None
+        g0 = pop.get("none")
+        if g0 and g0.med("pf"):
+            per_fault = (g0.med("ms") - g0.med("limit_ms")) / g0.med("pf") * 1000
+        for cf in sorted(pop, key=order_key):
+            g = pop[cf]
+            med, lim, pf, mp = g.med("ms"), g.med("limit_ms"), g.med("pf"), g.med("mapped")
+            pp = None
+            if mp and per_fault is not None:
+                pp = ((med - lim) * 1000 - pf * per_fault) / mp
+                costs[cf] = pp
+            lo, hi = g.span("ms")
+            w(f"| {label(cf)} | {g.mib} | {g.n} | {fmt(med)} | {fmt(lo)} | {fmt(hi)} | "
+              f"{fmt(lim, '.1f')} | {fmt_count(g, 'pf')} | {fmt_count(g, 'mapped')} | "
+              f"{fmt(per_fault if cf == 'none' else None, '.1f')} | {fmt(pp, '.2f')} |")
+            rows.append(dict(kind="populated", cfg=cf, label=label(cf), chunk_kib=0,
+                             mib=g.mib, vcpus=1, runs=g.n, errors=len(g.bad),
+                             median_ms=med, min_ms=lo, max_ms=hi, limit_ms=lim,
+                             pf_taken=pf, windows=g.med("windows"), mapped=mp,
+                             cost_us_per_mapped=pp))
+        w("")
+
+    # ---- multi-vCPU
+    multi = {(g.cfg, g.chunk, g.vcpus): g for g in groups.values() if g.kind == "multi"}
+    if multi:
+        nv = max(v for _, _, v in multi)
+        w(f"## Multi-vCPU: {nv} vCPUs on disjoint parts vs 1 vCPU (threads not pinned)\n")
+        w(f"| C | M | configuration | 1 vCPU ms (min-max) | {nv} vCPUs ms (min-max) | "
+          f"speedup | pf_taken ({nv} vCPUs) | chunks | UFFD events |")
+        w("|---" * 9 + "|")
+        for c in sorted({k[1] for k in multi}):
+            for cf in sorted({k[0] for k in multi if k[1] == c}, key=order_key):
+                g1, g4 = multi.get((cf, c, 1)), multi.get((cf, c, nv))
+                if not g1 or not g4:
+                    continue
+                sp = g1.med("ms") / g4.med("ms") if g4.med("ms") else None
+                w(f"| {kib(c)} | {g4.mib} | {label(cf)} | {fmt(g1.med('ms'))} "
+                  f"({fmt(g1.span('ms')[0], '.0f')}-{fmt(g1.span('ms')[1], '.0f')}) | "
+                  f"{fmt(g4.med('ms'))} ({fmt(g4.span('ms')[0], '.0f')}-"
+                  f"{fmt(g4.span('ms')[1], '.0f')}) | {fmt(sp, '.2f')}x | "
+                  f"{fmt_count(g4, 'pf')} | {fmt(g4.med('chunks'), '.0f')} | "
+                  f"{fmt_count(g4, 'events')} |")
+                for g in (g1, g4):
+                    rows.append(dict(kind="multi", cfg=cf, label=label(cf),
+                                     chunk_kib=c // 1024, mib=g.mib, vcpus=g.vcpus,
+                                     runs=g.n, errors=len(g.bad), median_ms=g.med("ms"),
+                                     min_ms=g.span("ms")[0], max_ms=g.span("ms")[1],
+                                     limit_ms=g.med("limit_ms"), events=g.med("events"),
+                                     chunks=g.med("chunks"), pf_taken=g.med("pf"),
+                                     windows=g.med("windows"), mapped=g.med("mapped")))
+        w("")
+
+    # ---- targets
+    w("## Targets of issue 7\n")
+    verdicts = []
+
+    def verdict(name, ok, detail):
+        verdicts.append((name, ok))
+        w(f"- **{'met' if ok else 'NOT met'}**: {name}. {detail}")
+
+    d, ok = [], True
+    for c in chunks:
+        gs, gn = uffd.get(("stock", c)), uffd.get(("none", c))
+        if not gs or not gn:
+            continue
+        p = pct(gn.med("ms"), gs.med("ms"))
+        same = gs.vals("pf") == gn.vals("pf") or (set(gs.vals("pf")) == set(gn.vals("pf")))
+        ok &= p is not None and abs(p) <= 2 and same
+        d.append(f"{kib(c)} {p:+.1f}%{'' if same else ' (pf_taken differs)'}")
+    verdict("`none` within 2% of stock (median), pf_taken identical", ok, ", ".join(d))
+
+    d, ok = [], True
+    for c in chunks:
+        g = uffd.get(("auto-C", c))
+        if c < 16384 or not g or not g.med("chunks"):
+            continue
+        f = max(g.vals("pf")) / g.med("chunks")
+        ok &= f <= 1.05
+        d.append(f"{kib(c)} {f:.3f}")
+    verdict("`auto` nr=C/4K: guest faults per chunk <= 1.05 for C >= 16 KiB (worst run)", ok,
+            ", ".join(d))
+
+    d, ok = [], True
+    for c in chunks:
+        g = uffd.get(("auto-C", c))
+        if c < 65536 or not g:
+            continue
+        p = pct(g.med("ms"), stock(c))
+        ok &= p is not None and p <= -75
+        d.append(f"{kib(c)} {p:+.1f}%" + (f" (gup=fast {pct(uffd[('auto-C-fast', c)].med('ms'), stock(c)):+.1f}%)"
+                                         if ("auto-C-fast", c) in uffd else ""))
+    verdict("`auto` nr=C/4K at least 75% faster than stock for C >= 64 KiB", ok, ", ".join(d))
+
+    c4 = 4096
+    if c4 in chunks and stock(c4):
+        worst = [(pct(uffd[(cf, c4)].med("ms"), stock(c4)), label(cf))
+                 for cf in cfgs if cf != "stock" and (cf, c4) in uffd]
+        ok = all(p <= 2 for p, _ in worst)
+        verdict("at C = 4 KiB no configuration more than 2% slower than stock", ok,
+                ", ".join(f"{lb} {p:+.1f}%" for p, lb in worst))
+
+    d = []
+    for c in chunks:
+        for cf in ("auto-C", "auto-C-fast"):
+            r = next((x for x in rows if x.get("kind") == "uffd" and x["cfg"] == cf
+                      and x["chunk_kib"] == c // 1024), None)
+            if r and r.get("cost_us_per_mapped") is not None and c >= 16384:
+                d.append(f"{kib(c)} {'fast' if 'fast' in cf else 'nofault'} "
+                         f"{r['cost_us_per_mapped']:.1f}")
+    w(f"- cost of prefetch, (time - limit) per mapped page in us (includes the "
+      f"userfaultfd round trips and guest faults): {', '.join(d)}")
+    if costs:
+        w("- cost of prefetch itself per mapped page (populated memory, guest fault "
+          "cost taken out): " + ", ".join(f"{label(k)} {v:.2f} us" for k, v in costs.items()))
+    w("")
+    if fails:
+        w("## Errors\n")
+        for f in fails:
+            w(f"- `{f}`")
+        w("")
+
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    fields = ["kind", "cfg", "label", "chunk_kib", "mib", "vcpus", "runs", "errors",
+              "median_ms", "min_ms", "max_ms", "limit_ms", "vs_stock_pct", "events", "dup",
+              "chunks", "pages", "pf_taken", "pf_2nd_pass", "windows", "mapped",
+              "faults_per_chunk", "cost_us_per_mapped"]
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        cw = csv.DictWriter(f, fieldnames=fields)
+        cw.writeheader()
+        for r in rows:
+            cw.writerow({k: ("" if r.get(k) is None else
+                             (f"{r[k]:.4g}" if isinstance(r.get(k), float) else r[k]))
+                         for k in fields})
+    plot(args.out, uffd, chunks, cfgs, limit, mib_of)
+    print("\n".join(md))
+    print(f"report: {args.out}/results.md, results.csv, results.png")
+    return 1 if fails or any(g.bad for g in groups.values()) else 0
+
+
+def plot(out, uffd, chunks, cfgs, limit, mib_of):
+    same_m = len(set(mib_of.values())) == 1
+    scale = {c: 1.0 if same_m else 1.0 / mib_of[c] for c in chunks}
+    ylabel = (f"time of the pass over {next(iter(mib_of.values()))} MiB (ms, median)"
+              if same_m else "time per MiB restored (ms, median)")
+    dat = os.path.join(out, "results.dat")
+    with open(dat, "w") as f:
+        for cf in cfgs + ["limit"]:
+            f.write(f"# {cf}\n")
+            for c in chunks:
+                if cf == "limit":
+                    v = limit[c][0]
+                else:
+                    g = uffd.get((cf, c))
+                    v = g.med("ms") if g else None
+                if v is not None and v > 0:
+                    f.write(f"{c // 1024} {v * scale[c]:.6g}\n")
+            f.write("\n\n")
+    styles = []
+    for i, cf in enumerate(cfgs + ["limit"]):
+        if cf == "stock":
+            st = "lw 4 lc rgb 'black' pt 7"
+        elif cf == "limit":
+            st = "lw 2 dt 2 lc rgb 'gray40' pt 0"
+        else:
+            st = f"lw 2 lc rgb '{COLORS[i % len(COLORS)]}' pt {i % 12 + 1}"
+        lb = "limit (2nd pass, mapped)" if cf == "limit" else label(cf)
+        styles.append(f"'{dat}' index {i} using 1:2 with linespoints {st} title '{lb}'")
+    xt = ", ".join(f"'{kib(c).replace(' ', '')}' {c // 1024}" for c in chunks)
+    script = f"""
+set terminal pngcairo size 1100,700 font 'sans,10'
+set output '{os.path.join(out, 'results.png')}'
+set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)'
+set logscale xy
+set xlabel 'handler chunk size C'
+set ylabel '{ylabel}'
+set xtics ({xt})
+set grid
+set key outside right top
+plot {', '.join(styles)}
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report: gnuplot failed: {e}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kt_bench - core of the restore benchmark; see kt_bench.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+#include "kt_uffd.h"
+#include "kt_bench.h"
+
+#define KTB_HOST_ALIGN	(2ULL << 20)	/* hva aligned like the gpa */
+
+/* Dword 0 of source page @i before the guest overwrites it. */
+static uint32_t ktb_tag(uint64_t i)
+{
+	return 0x9e3779b9u * (uint32_t)(i + 1) | 1;
+}
+
+char *ktb_src_alloc(uint64_t size)
+{
+	uint64_t i, j, pages = size / KT_PAGE_SIZE;
+	char *src;
+
+	src = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KT_ASSERT(src != MAP_FAILED, "mmap %llu bytes: %s",
+		  (unsigned long long)size, strerror(errno));
+	for (i = 0; i < pages; i++) {
+		uint64_t *p = (uint64_t *)(src + i * KT_PAGE_SIZE);
+
+		for (j = 0; j < KT_PAGE_SIZE / 8; j++)
+			p[j] = (i << 32) ^ (j * 0x9e3779b97f4a7c15ULL) ^ 0x5a5a;
+		*(uint32_t *)p = ktb_tag(i);
+	}
+	return src;
+}
+
+void ktb_src_free(char *src, uint64_t size)
+{
+	munmap(src, size);
+}
+
+int ktb_swap_modules(const char *which)
+{
+	char line[256], name[64], cmd[128];
+	FILE *f = fopen("/proc/modules", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s", name) != 1 ||
+		    strncmp(name, "kvm_prefetch_", 13))
+			continue;
+		snprintf(cmd, sizeof(cmd), "rmmod %s 2>/dev/null", name);
+		fflush(stdout);
+		if (system(cmd))
+			kt_info("ktb: rmmod %s failed", name);
+	}
+	if (f)
+		fclose(f);
+	return ktsys_reload(which);
+}
+
+double ktb_median(double *v, unsigned int n)
+{
+	unsigned int i, j;
+	double t;
+
+	if (!n)
+		return 0;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct ktb_worker {
+	struct kt_vcpu *vcpu;
+	pthread_barrier_t *start;
+	uint32_t begin, end;
+	pthread_t thread;
+};
+
+static void *ktb_worker_fn(void *arg)
+{
+	struct ktb_worker *w = arg;
+
+	kt_touch_setup(w->vcpu, w->begin, w->end, 0, KT_TOUCH_WRITE);
+	pthread_barrier_wait(w->start);
+	kt_vcpu_run_done(w->vcpu);
+	return NULL;
+}
+
+/* One pass of all vCPUs over their parts; returns the wall time in ns. */
+static uint64_t ktb_pass(struct ktb_worker *w, unsigned int n)
+{
+	pthread_barrier_t start;
+	uint64_t t0, t1;
+	unsigned int i;
+
+	if (n == 1) {
+		kt_touch_setup(w[0].vcpu, w[0].begin, w[0].end, 0,
+			       KT_TOUCH_WRITE);
+		t0 = kt_now_ns();
+		kt_vcpu_run_done(w[0].vcpu);
+		return kt_now_ns() - t0;
+	}
+	pthread_barrier_init(&start, NULL, n + 1);
+	for (i = 0; i < n; i++) {
+		w[i].start = &start;
+		KT_ASSERT(!pthread_create(&w[i].thread, NULL, ktb_worker_fn,
+					  &w[i]), "pthread_create");
+	}
+	pthread_barrier_wait(&start);
+	t0 = kt_now_ns();
+	for (i = 0; i < n; i++)
+		pthread_join(w[i].thread, NULL);
+	t1 = kt_now_ns();
+	pthread_barrier_destroy(&start);
+	return t1 - t0;
+}
+
+static uint64_t ktb_sum_stat(struct ktb_worker *w, unsigned int n,
+			     const char *name)
+{
+	uint64_t sum = 0, v;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!kt_vcpu_stat(w[i].vcpu, name, &v))
+			sum += v;
+	return sum;
+}
+
+int ktb_run(const char *src, uint64_t size, uint64_t chunk,
+	    const struct ktb_config *cfg, struct ktb_result *r)
+{
+	unsigned int i, n = cfg->vcpus ? cfg->vcpus : 1;
+	struct ktb_worker w[KTB_MAX_VCPUS];
+	uint64_t pf0, pf1, m0 = 0, w0 = 0, v, part;
+	struct kt_uffd *u = NULL;
+	cpu_set_t old_set, set;
+	bool pinned = false;
+	struct kt_vm *vm;
+	char *mem;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	KT_ASSERT(n <= KTB_MAX_VCPUS && size % (n * KT_PAGE_SIZE) == 0 &&
+		  (cfg->populated || (chunk && size % chunk == 0)),
+		  "size %llu chunk %llu vcpus %u", (unsigned long long)size,
+		  (unsigned long long)chunk, n);
+	r->pages = size / KT_PAGE_SIZE;
+	r->chunks = cfg->populated ? 0 : size / chunk;
+
+	vm = kt_vm_create();
+	if (cfg->policy) {
+		ret = ktsys_set_policy(vm->fd, cfg->policy, cfg->nr_pages,
+				       cfg->gup);
+		if (ret) {
+			kt_vm_free(vm);
+			return ret;
+		}
+	}
+	/* Threads created from here on (the handler) inherit the mask. */
+	if (cfg->pin) {
+		KT_ASSERT(!sched_getaffinity(0, sizeof(old_set), &old_set),
+			  "sched_getaffinity: %s", strerror(errno));
+		CPU_ZERO(&set);
+		CPU_SET(cfg->cpu, &set);
+		KT_ASSERT(!sched_setaffinity(0, sizeof(set), &set),
+			  "sched_setaffinity cpu %d: %s", cfg->cpu,
+			  strerror(errno));
+		pinned = true;
+	}
+	if (cfg->populated) {
+		mem = kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0,
+				     NULL);
+		memcpy(mem, src, size);
+	} else {
+		u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
+		mem = kt_uffd_base(u);
+		kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, mem);
+	}
+
+	part = size / n;
+	for (i = 0; i < n; i++) {
+		w[i].vcpu = kt_vcpu_add(vm, i);
+		w[i].begin = KTB_DATA_GPA + i * part;
+		w[i].end = w[i].begin + part;
+		/* Fault the code page in: an empty pass. */
+		kt_touch(w[i].vcpu, KTB_DATA_GPA, KTB_DATA_GPA, 0,
+			 KT_TOUCH_READ);
+	}
+	KT_ASSERT(!u || kt_uffd_events(u) == 0, "events before the pass");
+
+	r->have_prefetch = !kt_vcpu_stat(w[0].vcpu, "prefetch_mapped", &v);
+	pf0 = ktb_sum_stat(w, n, "pf_taken");
+	if (r->have_prefetch) {
+		m0 = ktb_sum_stat(w, n, "prefetch_mapped");
+		w0 = ktb_sum_stat(w, n, "prefetch_windows");
+	}
+
+	r->ms = ktb_pass(w, n) / 1e6;
+
+	pf1 = ktb_sum_stat(w, n, "pf_taken");
+	r->pf = pf1 - pf0;
+	if (r->have_prefetch) {
+		r->mapped = ktb_sum_stat(w, n, "prefetch_mapped") - m0;
+		r->windows = ktb_sum_stat(w, n, "prefetch_windows") - w0;
+	}
+	if (u) {
+		if (!kt_uffd_quiesce(u, 10000))
+			snprintf(r->err, sizeof(r->err),
+				 "handler not idle after the pass");
+		r->events = kt_uffd_events(u);
+		r->dup = kt_uffd_eexist(u);
+		r->filled = kt_uffd_populated(u);
+	}
+
+	/* The limit: the same pass over populated, mapped memory. */
+	r->limit_ms = ktb_pass(w, n) / 1e6;
+	r->pf2 = ktb_sum_stat(w, n, "pf_taken") - pf1;
+
+	/* Host view: dword 0 is what the guest wrote, the rest the source. */
+	for (v = 0; v < r->pages; v++) {
+		const char *p = mem + v * KT_PAGE_SIZE;
+		const char *s = src + v * KT_PAGE_SIZE;
+
+		if (*(const uint32_t *)p !=
+		    (uint32_t)(KTB_DATA_GPA + v * KT_PAGE_SIZE) ||
+		    memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4)) {
+			if (!r->bad_pages++)
+				kt_info("ktb: page %llu (gpa 0x%llx) wrong: dword0 0x%x",
+					(unsigned long long)v,
+					(unsigned long long)(KTB_DATA_GPA +
+							     v * KT_PAGE_SIZE),
+					*(const uint32_t *)p);
+		}
+	}
+	if (r->bad_pages && !r->err[0])
+		snprintf(r->err, sizeof(r->err), "%llu of %llu pages wrong",
+			 (unsigned long long)r->bad_pages,
+			 (unsigned long long)r->pages);
+	if (u && !r->err[0] && kt_uffd_errors(u))
+		snprintf(r->err, sizeof(r->err), "handler errors: %llu",
+			 (unsigned long long)kt_uffd_errors(u));
+	if (u && !r->err[0] && r->filled != r->chunks)
+		snprintf(r->err, sizeof(r->err),
+			 "%llu chunks populated by the handler, want %llu",
+			 (unsigned long long)r->filled,
+			 (unsigned long long)r->chunks);
+	r->ok = !r->err[0];
+
+	for (i = 0; i < n; i++)
+		kt_vcpu_free(w[i].vcpu);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+	if (pinned)
+		KT_ASSERT(!sched_setaffinity(0, sizeof(old_set), &old_set),
+			  "sched_setaffinity: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * restore_smoke - the quick smoke mode of the restore benchmark (make
+ * bench), part of make check.
+ *
+ * Runs the benchmark core (tests/vm/lib/kt_bench.c) on one small
+ * configuration: 4 MiB restored through a userfaultfd handler populating
+ * 64 KiB chunks (64 chunks, 1024 pages), the guest writing every page
+ * once, three runs each of
+ *
+ *  - Debian's stock modules,
+ *  - ours with policy none,
+ *  - ours with policy auto, nr_pages = 64 KiB / 4 KiB = 16 (gup nofault).
+ *
+ * and asserts, for every run: every page's contents right, userfaultfd
+ * events == chunks (each chunk populated exactly once), a second pass
+ * over the mapped memory takes no guest fault; stock and none: pf_taken
+ * == pages, none: no prefetch window, nothing prefetched; auto:
+ * pf_taken == chunks, prefetch_windows == chunks, prefetch_mapped ==
+ * pages - chunks. The time ratios (median of the three runs) are printed,
+ * not asserted: they are what make bench measures.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+#include "kt_bench.h"
+
+#define SIZE	(4ULL << 20)
+#define CHUNK	(64ULL << 10)
+#define RUNS	3
+
+static char *src;
+
+/* RUNS runs of @cfg; checks each; returns the median time in ms. */
+static double run_cfg(const char *what, const struct ktb_config *cfg)
+{
+	const uint64_t pages = SIZE / KT_PAGE_SIZE, chunks = SIZE / CHUNK;
+	bool prefetch = cfg->policy && !strcmp(cfg->policy, "auto");
+	double ms[RUNS];
+	struct ktb_result r;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RUNS; i++) {
+		ret = ktb_run(src, SIZE, CHUNK, cfg, &r);
+		KT_ASSERT(!ret, "%s: KVM_SET_PREFETCH_POLICY: %s", what,
+			  strerror(-ret));
+		ms[i] = r.ms;
+		kt_info("%-8s run %u: %7.1f ms (limit %5.1f ms) events %llu (dup %llu) pf_taken %llu windows %llu mapped %llu",
+			what, i + 1, r.ms, r.limit_ms,
+			(unsigned long long)r.events,
+			(unsigned long long)r.dup, (unsigned long long)r.pf,
+			(unsigned long long)r.windows,
+			(unsigned long long)r.mapped);
+
+		KT_EXPECT(r.ok, "%s run %u: contents of all %llu pages verified%s%s",
+			  what, i + 1, (unsigned long long)pages,
+			  r.ok ? "" : ": ", r.err);
+		KT_EXPECT(r.events == chunks,
+			  "%s run %u: userfaultfd events %llu, want %llu (one per chunk)",
+			  what, i + 1, (unsigned long long)r.events,
+			  (unsigned long long)chunks);
+		KT_EXPECT(r.pf == (prefetch ? chunks : pages),
+			  "%s run %u: pf_taken %llu, want %llu", what, i + 1,
+			  (unsigned long long)r.pf,
+			  (unsigned long long)(prefetch ? chunks : pages));
+		KT_EXPECT(r.pf2 == 0,
+			  "%s run %u: second pass pf_taken %llu, want 0",
+			  what, i + 1, (unsigned long long)r.pf2);
+		if (!cfg->policy)
+			continue;
+		KT_EXPECT(r.have_prefetch &&
+			  r.windows == (prefetch ? chunks : 0) &&
+			  r.mapped == (prefetch ? pages - chunks : 0),
+			  "%s run %u: prefetch_windows %llu mapped %llu, want %llu and %llu",
+			  what, i + 1, (unsigned long long)r.windows,
+			  (unsigned long long)r.mapped,
+			  (unsigned long long)(prefetch ? chunks : 0),
+			  (unsigned long long)(prefetch ? pages - chunks : 0));
+	}
+	return ktb_median(ms, RUNS);
+}
+
+int main(void)
+{
+	struct ktb_config stock = { .policy = NULL };
+	struct ktb_config none = { .policy = "none" };
+	struct ktb_config autoc = {
+		.policy = "auto",
+		.nr_pages = CHUNK / KT_PAGE_SIZE,
+		.gup = KVM_PREFETCH_GUP_NOFAULT,
+	};
+	double t_stock, t_none, t_auto;
+
+	kt_require_kvm();
+	ktsys_require_prefetch();
+	ktsys_guard(300);
+	src = ktb_src_alloc(SIZE);
+	kt_info("%llu MiB, %llu KiB chunks: %llu chunks, %llu pages; %d runs each",
+		(unsigned long long)(SIZE >> 20),
+		(unsigned long long)(CHUNK >> 10),
+		(unsigned long long)(SIZE / CHUNK),
+		(unsigned long long)(SIZE / KT_PAGE_SIZE), RUNS);
+
+	KT_ASSERT(!ktb_swap_modules("stock"), "kvm-reload stock");
+	t_stock = run_cfg("stock", &stock);
+	KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
+	t_none = run_cfg("none", &none);
+	t_auto = run_cfg("auto-16", &autoc);
+	KT_EXPECT(!ktsys_restore(), "kvm-reload ours (restore)");
+
+	kt_info("median: stock %.1f ms, none %.1f ms (%+.1f%%), auto nr 16 %.1f ms (%+.1f%%, ratio %.2f)",
+		t_stock, t_none, (t_none / t_stock - 1) * 100, t_auto,
+		(t_auto / t_stock - 1) * 100, t_auto / t_stock);
+	ktb_src_free(src, SIZE);
+	return kt_exit();
+}
