@@ -6,6 +6,7 @@
 #   make modules   extract, patch, overlay and build kvm.ko & co. out of tree
 #   make unit      userspace unit tests
 #   make vm-test   boot the modules in a QEMU (TCG, nested SVM) guest, run tests
+#   make selftests KVM's own selftests in the guest, stock modules vs ours
 #   make check     all of the above plus static checks (README's test command)
 #   make demo      a short, readable tour (README's main command)
 #   make patches   our change as a format-patch series against Debian's source
@@ -228,7 +229,7 @@ static: modules cocci sparse checkpatch
 # the last line of "make check" adds them up.
 check: deps
 	@rm -rf $(RESULTS)
-	@$(MAKE) --no-print-directory modules unit static vm-test
+	@$(MAKE) --no-print-directory modules unit static vm-test selftests
 	@for f in $(RESULTS)/*.txt; do \
 		printf '%-10s %s\n' "$$(basename $$f .txt):" "$$(tail -n1 $$f)"; \
 	done
@@ -292,3 +293,4 @@ clean:
 	@$(MAKE) --no-print-directory -C tests/unit clean BUILD=$(BUILD)/unit 2>/dev/null || true
 
 include cocci/cocci.mk
+include tests/selftests/selftests.mk

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Judge a "make selftests" run: parse the guest's serial log (the
+# "selftest: <stock|ours> <test> rc=<n> secs=<n>" lines written by
+# tests/vm/init in kp.mode=selftests) and print, per KVM selftest, the
+# result on Debian's stock modules and on ours.
+#
+#   pass     exit status 0          skip     4 (KSFT_SKIP)
+#   timeout  killed at the deadline  fail     anything else, or a kernel
+#   missing  no result (guest died)           log splat right after it
+#
+# A test that passes on stock must pass on ours; anything else there is a
+# regression.  Tests that do not pass on stock (skip, fail, timeout) are
+# not comparable and count as skipped; the ones that fail or time out are
+# listed, and tcg-known-failures.txt lists those not run at all, with the
+# reason.  Any other FAIL: line in the log (module load, guest did not
+# finish) is a failure too.
+#
+# Exit status 1 on any regression or failure.  The last line is
+# "selftests: N passed, N failed, N skipped" (passed = passes on both,
+# failed = regressions and other failures, skipped = not passing on
+# stock, including the known TCG failures).
+#
+# usage: compare.sh [--known tcg-known-failures.txt] LOG
+set -euo pipefail
+
+known=""
+if [ "${1:-}" = --known ]; then
+	known=$2
+	shift 2
+fi
+[ $# = 1 ] || { echo "usage: compare.sh [--known FILE] LOG" >&2; exit 2; }
+log=$1
+[ -r "$log" ] || { echo "compare.sh: cannot read $log" >&2; exit 2; }
+
+tr -d '\r' < "$log" | awk -v known="$known" '
+function result(rc) {
+	if (rc == 0) return "pass"
+	if (rc == 4) return "skip"
+	if (rc == 124) return "timeout"
+	return "fail(" rc ")"
+}
+BEGIN {
+	if (known != "") {
+		while ((getline line < known) > 0) {
+			if (line ~ /^[ \t]*(#|$)/)
+				continue
+			name = line
+			sub(/[ \t].*/, "", name)
+			reason = line
+			sub(/^[^ \t]+[ \t]+/, "", reason)
+			kreason[name] = reason
+			korder[++nknown] = name
+		}
+		close(known)
+	}
+}
+/^selftest: (stock|ours) [^ ]+ rc=[0-9]+/ {
+	mods = $2; t = $3
+	rc = $4; sub(/^rc=/, "", rc)
+	secs = $5; sub(/^secs=/, "", secs)
+	if (!(t in seen)) {
+		seen[t] = 1
+		order[++ntests] = t
+	}
+	res[mods, t] = result(rc + 0)
+	time[mods, t] = secs
+	next
+}
+# check_dmesg in /init, right after the test it names.
+/^FAIL: kernel log splat after selftest (stock|ours) / {
+	split($0, w, " ")
+	mods = w[7]; t = w[8]
+	res[mods, t] = "splat"
+	next
+}
+/^FAIL: / { other[++nother] = $0; next }
+/^@@DONE/ { done = 1 }
+END {
+	if (!done)
+		other[++nother] = "FAIL: the guest did not finish (no @@DONE: panic, hang or VM timeout)"
+
+	printf "%-40s %-12s %-12s %s\n", "selftest", "stock", "ours", "verdict"
+	for (i = 1; i <= ntests; i++) {
+		t = order[i]
+		s = ((("stock", t) in res) ? res["stock", t] : "missing")
+		o = ((("ours", t) in res) ? res["ours", t] : "missing")
+		if (s == "pass" && o == "pass") {
+			verdict = "ok"
+			passed++
+		} else if (s == "pass") {
+			verdict = "REGRESSION"
+			regress[++nregress] = t " (stock pass, ours " o ")"
+			failed++
+		} else {
+			verdict = "not comparable (stock " s ")"
+			skipped++
+			if (s != "skip")
+				stockbad[++nstockbad] = t " (stock " s ", ours " o ")"
+		}
+		if (t in kreason)
+			verdict = verdict ", listed in tcg-known-failures.txt but was run"
+		st = (("stock", t) in time) ? " " time["stock", t] "s" : ""
+		ot = (("ours", t) in time) ? " " time["ours", t] "s" : ""
+		printf "%-40s %-12s %-12s %s\n", t, s st, o ot, verdict
+	}
+	if (ntests == 0) {
+		other[++nother] = "FAIL: no selftest ran"
+	}
+
+	if (nstockbad) {
+		print ""
+		print "Failing or timing out even on stock (not in tcg-known-failures.txt):"
+		for (i = 1; i <= nstockbad; i++)
+			print "  " stockbad[i]
+	}
+	if (nknown) {
+		print ""
+		print "Not run (tcg-known-failures.txt, fail or too slow even on stock under TCG):"
+		for (i = 1; i <= nknown; i++) {
+			t = korder[i]
+			if (t in seen)
+				continue
+			printf "  %-38s %s\n", t, kreason[t]
+			skipped++
+		}
+	}
+	if (nregress) {
+		print ""
+		print "REGRESSIONS (pass on stock, not on ours):"
+		for (i = 1; i <= nregress; i++)
+			print "  " regress[i]
+	}
+	if (nother) {
+		print ""
+		for (i = 1; i <= nother; i++)
+			print other[i]
+		failed += nother
+	}
+	printf "selftests: %d passed, %d failed, %d skipped\n",
+		passed, failed, skipped
+	exit(failed ? 1 : 0)
+}'
