@@ -57,7 +57,9 @@ struct kvm_prefetch_fault {
  * @nr_pages: length in 4 KiB pages
  *
  * The engine clips the window to the faulting memslot, the maximum GFN and
- * KVM_PREFETCH_MAX_PAGES, and skips what is already mapped.
+ * KVM_PREFETCH_MAX_PAGES, maps it outward from the faulting page and skips
+ * what is already mapped; a page the host does not have ends the scan in
+ * that direction.
  */
 struct kvm_prefetch_window {
 	u64 start;

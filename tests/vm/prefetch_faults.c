@@ -17,7 +17,17 @@
  *  (c) auto on host memory NOT populated (fresh anonymous mmap): prefetch
  *      never faults host pages in, so pf_taken == N, prefetch_mapped == 0;
  *  (d) two VMs run concurrently in two threads, one none and one auto
- *      nr_pages 8: each gets its own numbers.
+ *      nr_pages 8: each gets its own numbers;
+ *  (e) a page the host does not have ends the scan: auto nr 16 on
+ *      populated memory with page 5 of every 16-page window dropped
+ *      (MADV_DONTNEED); the guest writes pages 0-4, then 6-15 of each
+ *      window.  The fault on page 0 maps 1-4 and stops at the hole; the
+ *      fault on page 6 maps 7-15 and, going backward, stops at the hole:
+ *      2 faults and 13 pages mapped per window, and every hole is still
+ *      absent from the host afterwards (mincore);
+ *  (f) going backward, the first mapped page ends the scan: page 8 of
+ *      every window is faulted in under policy none, then under auto nr
+ *      16 the guest writes page 12: it maps 13-15 and 11-9, 6 pages.
  * A second (read) pass over the mapped range must take no fault and
  * return the checksum of what the guest wrote.
  */
@@ -25,6 +35,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kvmtest.h"
 #include "kt_sys.h"
@@ -248,6 +259,90 @@ static void two_vms(void)
 		teardown(&c[i]);
 }
 
+#define W		16ULL			/* window of (e) and (f) */
+#define W_HOLE		5ULL
+#define W_OLD		8ULL
+#define W_NEW		12ULL
+
+static uint32_t page_gpa(uint64_t i)
+{
+	return DATA_GPA + i * KT_PAGE_SIZE;
+}
+
+static void holes_end_the_scan(uint32_t gup, const char *tag)
+{
+	uint64_t v0[3], v1[3], w, absent = 0;
+	unsigned char vec;
+	struct vmctx c;
+
+	setup(&c, tag, "auto", W, gup, true);
+	for (w = 0; w < N_PAGES / W; w++)
+		KT_ASSERT(!madvise(c.mem + (w * W + W_HOLE) * KT_PAGE_SIZE,
+				   KT_PAGE_SIZE, MADV_DONTNEED),
+			  "madvise(MADV_DONTNEED): %s", strerror(errno));
+	kt_touch(c.vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_WRITE);
+	stats3(c.vcpu, true, v0);
+	for (w = 0; w < N_PAGES / W; w++) {
+		kt_touch(c.vcpu, page_gpa(w * W), page_gpa(w * W + W_HOLE), 0,
+			 KT_TOUCH_WRITE);
+		kt_touch(c.vcpu, page_gpa(w * W + W_HOLE + 1),
+			 page_gpa(w * W + W), 0, KT_TOUCH_WRITE);
+	}
+	stats3(c.vcpu, true, v1);
+	c.res.have_prefetch_stats = true;
+	c.res.pf = v1[0] - v0[0];
+	c.res.windows = v1[1] - v0[1];
+	c.res.mapped = v1[2] - v0[2];
+	kt_info("%s: pf_taken +%llu, prefetch_windows +%llu, prefetch_mapped +%llu",
+		tag, (unsigned long long)c.res.pf,
+		(unsigned long long)c.res.windows,
+		(unsigned long long)c.res.mapped);
+	expect_counts(&c, 2 * N_PAGES / W, 2 * N_PAGES / W,
+		      (W - 3) * N_PAGES / W);
+	for (w = 0; w < N_PAGES / W; w++) {
+		KT_ASSERT(!mincore(c.mem + (w * W + W_HOLE) * KT_PAGE_SIZE,
+				   KT_PAGE_SIZE, &vec),
+			  "mincore: %s", strerror(errno));
+		absent += !(vec & 1);
+	}
+	KT_EXPECT(absent == N_PAGES / W,
+		  "%s: %llu of %llu holes still absent from the host (prefetch faults nothing in)",
+		  tag, (unsigned long long)absent,
+		  (unsigned long long)(N_PAGES / W));
+	teardown(&c);
+}
+
+static void backward_stops_at_mapped(void)
+{
+	const char *tag = "(f) auto nr 16, backward scan";
+	uint64_t v0[3], v1[3], w;
+	struct vmctx c;
+	int r;
+
+	setup(&c, tag, "none", W, KVM_PREFETCH_GUP_NOFAULT, true);
+	for (w = 0; w < N_PAGES / W; w++)
+		kt_touch(c.vcpu, page_gpa(w * W + W_OLD),
+			 page_gpa(w * W + W_OLD + 1), 0, KT_TOUCH_WRITE);
+	r = ktsys_set_policy(c.vm->fd, "auto", W, KVM_PREFETCH_GUP_NOFAULT);
+	KT_ASSERT(!r, "%s: SET auto: %s", tag, strerror(-r));
+	stats3(c.vcpu, true, v0);
+	for (w = 0; w < N_PAGES / W; w++)
+		kt_touch(c.vcpu, page_gpa(w * W + W_NEW),
+			 page_gpa(w * W + W_NEW + 1), 0, KT_TOUCH_WRITE);
+	stats3(c.vcpu, true, v1);
+	c.res.have_prefetch_stats = true;
+	c.res.pf = v1[0] - v0[0];
+	c.res.windows = v1[1] - v0[1];
+	c.res.mapped = v1[2] - v0[2];
+	kt_info("%s: pf_taken +%llu, prefetch_windows +%llu, prefetch_mapped +%llu",
+		tag, (unsigned long long)c.res.pf,
+		(unsigned long long)c.res.windows,
+		(unsigned long long)c.res.mapped);
+	expect_counts(&c, N_PAGES / W, N_PAGES / W,
+		      ((W - 1 - W_NEW) + (W_NEW - W_OLD - 1)) * N_PAGES / W);
+	teardown(&c);
+}
+
 int main(void)
 {
 	static const uint32_t windows[] = { 8, 16, 512 };
@@ -305,6 +400,13 @@ int main(void)
 
 	/* (d) two VMs at once, different policies. */
 	two_vms();
+
+	/* (e), (f): where the engine's scan of a window stops. */
+	holes_end_the_scan(KVM_PREFETCH_GUP_NOFAULT,
+			   "(e) auto nr 16 nofault, holes");
+	holes_end_the_scan(KVM_PREFETCH_GUP_FAST_ONLY,
+			   "(e) auto nr 16 fast, holes");
+	backward_stops_at_mapped();
 
 	return kt_exit();
 }

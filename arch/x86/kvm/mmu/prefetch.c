@@ -45,53 +45,80 @@ static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn)
 	return leaf;
 }
 
+/* What prefetch_gfn() found or did at one guest frame. */
+enum prefetch_step {
+	PREFETCH_PRESENT,	/* already mapped, at *level */
+	PREFETCH_MAPPED,	/* mapped now, at *level */
+	PREFETCH_SKIPPED,	/* not mapped for another reason */
+	PREFETCH_ABSENT,	/* the host does not have the page */
+	PREFETCH_STOP,		/* the vCPU has something better to do */
+};
+
+/* Map @gfn with an AUTO fault unless a lockless walk finds it mapped. */
+static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
+				       u8 *level, u64 *mapped)
+{
+	int r;
+
+	*level = prefetch_mapped_level(vcpu, gfn);
+	if (*level)
+		return PREFETCH_PRESENT;
+
+	r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
+				  NULL, level);
+	if (r == RET_PF_FIXED)
+		*mapped += KVM_PAGES_PER_HPAGE(*level);
+
+	/*
+	 * Leave the rest to later faults if the vCPU has something better
+	 * to do: a signal, or a request (e.g. to reload a root a memslot
+	 * update made obsolete, which is why AUTO faults keep retrying).
+	 */
+	if (r < 0 || signal_pending(current) ||
+	    (r == RET_PF_RETRY && kvm_request_pending(vcpu)))
+		return PREFETCH_STOP;
+	if (r == RET_PF_FIXED)
+		return PREFETCH_MAPPED;
+	/* AUTO faults return RETRY when the host page is not there. */
+	return r == RET_PF_RETRY ? PREFETCH_ABSENT : PREFETCH_SKIPPED;
+}
+
 /*
- * Map what is missing of [start, end) with AUTO faults.  The fault that
- * opened the window installed [fault_start, fault_start + step); the walk
- * skips it and steps over whatever is mapped at the level it is mapped at.
- * Return the number of 4 KiB pages newly mapped.
+ * Map what is missing of [start, end) with AUTO faults, outward from the
+ * block [fault_start, fault_start + step) that the fault installed: first
+ * forward to @end, stepping over what is mapped at the level it is mapped
+ * at, then backward to @start until the first mapped page (the guest, or
+ * an earlier window, came from there).  In both directions the first page
+ * the host does not have ends the scan: a restore populates memory in
+ * chunks, so the rest of the window would only fail the same way, one
+ * GUP at a time.  Return the number of 4 KiB pages newly mapped.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 			  gfn_t fault_start, u64 step)
 {
-	u64 mapped = 0, pages;
-	gfn_t gfn, next;
+	enum prefetch_step res = PREFETCH_SKIPPED;
+	u64 mapped = 0, pages = step;
+	gfn_t gfn;
 	u8 level;
-	int r;
 
-	for (gfn = start; gfn < end; gfn = next) {
-		if (gfn >= fault_start && gfn < fault_start + step) {
-			next = fault_start + step;
-			continue;
-		}
-
-		level = prefetch_mapped_level(vcpu, gfn);
-		if (level) {
-			pages = KVM_PAGES_PER_HPAGE(level);
-			next = ALIGN_DOWN(gfn, pages) + pages;
-			continue;
-		}
-
-		r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0,
-					  KVM_PREFETCH_AUTO, NULL, &level);
-		if (r == RET_PF_FIXED) {
-			pages = KVM_PAGES_PER_HPAGE(level);
-			mapped += pages;
-			next = ALIGN_DOWN(gfn, pages) + pages;
-		} else {
-			/* Not mapped (host page absent): try the next step. */
-			next = ALIGN_DOWN(gfn, step) + step;
-		}
-
-		/*
-		 * Leave the rest to later faults if the vCPU has something
-		 * better to do: a signal, or a request (e.g. to reload a root
-		 * a memslot update made obsolete, which is why AUTO faults
-		 * keep retrying).
-		 */
-		if (r < 0 || signal_pending(current) ||
-		    (r == RET_PF_RETRY && kvm_request_pending(vcpu)))
+	for (gfn = fault_start + step; gfn < end;
+	     gfn = ALIGN_DOWN(gfn, pages) + pages) {
+		res = prefetch_gfn(vcpu, gfn, &level, &mapped);
+		if (res == PREFETCH_ABSENT || res == PREFETCH_STOP)
 			break;
+		pages = res == PREFETCH_SKIPPED ? step :
+			KVM_PAGES_PER_HPAGE(level);
+		cond_resched();
+	}
+	if (res == PREFETCH_STOP)
+		return mapped;
+
+	for (gfn = fault_start; gfn > start; gfn = ALIGN_DOWN(gfn - 1, pages)) {
+		res = prefetch_gfn(vcpu, gfn - 1, &level, &mapped);
+		if (res != PREFETCH_MAPPED && res != PREFETCH_SKIPPED)
+			break;
+		pages = res == PREFETCH_SKIPPED ? step :
+			KVM_PAGES_PER_HPAGE(level);
 		cond_resched();
 	}
 	return mapped;
