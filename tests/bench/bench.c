@@ -22,8 +22,11 @@
  * and each run also times a second pass over the then populated and
  * mapped memory (the limit). Extras: the same pass over memory populated
  * up front (no userfaultfd: the cost of a guest fault and of prefetch per
- * page, gup nofault vs fast), and 4 vCPUs on disjoint quarters against 1
- * vCPU (policies none and auto-C, 64 KiB chunks, M MiB).
+ * page, gup nofault vs fast), 4 vCPUs on disjoint quarters against 1
+ * vCPU (policies none and auto-C, 64 KiB chunks, M MiB), and random
+ * access: the guest writes N distinct pages of small_mib MiB (populated
+ * up front) in a random order seeded with the round, under none, auto-8
+ * and adaptive-512 (how much each maps that is never touched).
  *
  * Except for the multi-vCPU variant, the vCPU thread and the handler
  * thread are pinned to one CPU (pin=N, -1: not pinned): a cross-CPU
@@ -42,7 +45,7 @@
  * Arguments (key=value): runs=5 mib=64 small_mib=8 small_max=16 (chunks
  * of at most small_max KiB use small_mib MiB, to fit the time budget)
  * chunks=4:8:16:64:512:2048 (KiB) extras=1 (populated and multi-vCPU)
- * multi_vcpus=4 stock=1 pin=0.
+ * multi_vcpus=4 random=512 (0: no random-access runs) stock=1 pin=0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,8 +62,10 @@
 #define MAX_CHUNKS	16
 #define MAX_CFGS	24
 
-enum kind { K_UFFD, K_POPULATED, K_MULTI };
-static const char * const kind_names[] = { "uffd", "populated", "multi" };
+enum kind { K_UFFD, K_POPULATED, K_MULTI, K_RANDOM };
+static const char * const kind_names[] = {
+	"uffd", "populated", "multi", "random"
+};
 
 struct cfg {
 	char id[32];		/* stable label, e.g. auto-C-fast */
@@ -72,6 +77,7 @@ struct cfg {
 
 static unsigned int runs = 5, mib = 64, small_mib = 8, small_max = 16;
 static unsigned int multi_vcpus = 4;
+static unsigned int random_touches = 512;	/* of small_mib MiB */
 static int pin = 0;		/* CPU for single-vCPU runs, -1: none */
 static bool extras = true, with_stock = true;
 static uint64_t chunks[MAX_CHUNKS];
@@ -206,7 +212,11 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		}
 		return;
 	}
-	ret = ktb_run(src, (uint64_t)m << 20, chunk, &kc, &r);
+	if (kind == K_RANDOM)
+		ret = ktb_run_random(src, (uint64_t)m << 20, random_touches,
+				     round, &kc, &r);
+	else
+		ret = ktb_run(src, (uint64_t)m << 20, chunk, &kc, &r);
 	if (ret) {
 		kt_fail("%s: KVM_SET_PREFETCH_POLICY %s nr %u gup %s: %s; skipping it",
 			c->id, c->policy, kc.nr_pages, gup_name(c->gup),
@@ -228,10 +238,11 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		       c->policy ? c->policy : "-",
 		       c->policy ? kc.nr_pages : 0,
 		       c->policy ? gup_name(c->gup) : "-",
-		       (unsigned long long)(kind == K_POPULATED ? 0 : chunk),
+		       (unsigned long long)(kind == K_POPULATED ||
+					    kind == K_RANDOM ? 0 : chunk),
 		       m, vcpus, round);
-		printf(" ms=%.3f limit_ms=%.3f pages=%llu chunks=%llu events=%llu dup=%llu pf=%llu pf2=%llu",
-		       r.ms, r.limit_ms, (unsigned long long)r.pages,
+		printf(" ms=%.3f limit_ms=%.3f copy_ms=%.3f pages=%llu chunks=%llu events=%llu dup=%llu pf=%llu pf2=%llu",
+		       r.ms, r.limit_ms, r.copy_ms, (unsigned long long)r.pages,
 		       (unsigned long long)r.chunks,
 		       (unsigned long long)r.events,
 		       (unsigned long long)r.dup, (unsigned long long)r.pf,
@@ -313,6 +324,8 @@ static void parse_args(int argc, char **argv)
 			pin = atoi(v);
 		else if (!strcmp(a, "multi_vcpus"))
 			multi_vcpus = atoi(v);
+		else if (!strcmp(a, "random"))
+			random_touches = atoi(v);
 		else if (!strcmp(a, "chunks")) {
 			nr_chunks = 0;
 			s = v;
@@ -327,6 +340,7 @@ static void parse_args(int argc, char **argv)
 	}
 	KT_ASSERT(runs >= 1 && mib >= 1 && small_mib >= 1 && mib <= 1024 &&
 		  small_mib <= 1024 && multi_vcpus >= 1 &&
+		  random_touches <= (small_mib << 20) / KT_PAGE_SIZE &&
 		  multi_vcpus <= KTB_MAX_VCPUS, "bad arguments");
 	for (i = 0; i < nr_chunks; i++)
 		KT_ASSERT(chunks[i] >= KT_PAGE_SIZE &&
@@ -408,8 +422,9 @@ int main(int argc, char **argv)
 			big = (uint64_t)mib_for(chunks[i]) << 20;
 	src = ktb_src_alloc(big);
 
-	printf("@@BENCHCFG runs=%u mib=%u small_mib=%u small_max=%u multi_vcpus=%u extras=%d pin=%d chunks=",
-	       runs, mib, small_mib, small_max, multi_vcpus, extras, pin);
+	printf("@@BENCHCFG runs=%u mib=%u small_mib=%u small_max=%u multi_vcpus=%u random=%u extras=%d pin=%d chunks=",
+	       runs, mib, small_mib, small_max, multi_vcpus, random_touches,
+	       extras, pin);
 	for (i = 0; i < nr_chunks; i++)
 		printf("%s%llu", i ? ":" : "",
 		       (unsigned long long)(chunks[i] >> 10));
@@ -439,6 +454,15 @@ int main(int argc, char **argv)
 				0, mib, 1, round);
 			run_one(src, K_POPULATED, &pop_fast, NULL, 0, mib,
 				1, round);
+			/* Random access (seeded with the round). */
+			if (random_touches) {
+				run_one(src, K_RANDOM, cfg_find("none"), NULL,
+					0, small_mib, 1, round);
+				run_one(src, K_RANDOM, cfg_find("auto-8"), NULL,
+					0, small_mib, 1, round);
+				run_one(src, K_RANDOM, cfg_find("adaptive-512"),
+					NULL, 0, small_mib, 1, round);
+			}
 			for (i = 0; i < nr_chunks; i++) {
 				if (!multi_chunk(chunks[i]))
 					continue;

@@ -225,6 +225,7 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 		r->events = kt_uffd_events(u);
 		r->dup = kt_uffd_eexist(u);
 		r->filled = kt_uffd_populated(u);
+		r->copy_ms = kt_uffd_populate_ns(u) / 1e6;
 	}
 
 	/* The limit: the same pass over populated, mapped memory. */
@@ -268,5 +269,104 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	if (pinned)
 		KT_ASSERT(!sched_setaffinity(0, sizeof(old_set), &old_set),
 			  "sched_setaffinity: %s", strerror(errno));
+	return 0;
+}
+
+/* xorshift32: a fixed, portable sequence for a given nonzero seed. */
+static uint32_t ktb_rand(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
+		   uint32_t seed, const struct ktb_config *cfg,
+		   struct ktb_result *r)
+{
+	uint64_t i, pages = size / KT_PAGE_SIZE, pf0, m0 = 0, w0 = 0, v, t0;
+	uint32_t *order, x = seed ? seed : 1, j, tmp;
+	struct kt_vcpu *vcpu;
+	uint8_t *touched;
+	struct kt_vm *vm;
+	char *mem;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	KT_ASSERT(size % KT_PAGE_SIZE == 0 && touches && touches <= pages,
+		  "size %llu touches %llu", (unsigned long long)size,
+		  (unsigned long long)touches);
+	order = malloc(pages * sizeof(*order));
+	KT_ASSERT(order, "malloc");
+	for (i = 0; i < pages; i++)
+		order[i] = i;
+	for (i = pages - 1; i > 0; i--) {
+		j = ktb_rand(&x) % (i + 1);
+		tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+
+	vm = kt_vm_create();
+	if (cfg->policy) {
+		ret = ktsys_set_policy(vm->fd, cfg->policy, cfg->nr_pages,
+				       cfg->gup);
+		if (ret) {
+			kt_vm_free(vm);
+			free(order);
+			return ret;
+		}
+	}
+	mem = kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, NULL);
+	memcpy(mem, src, size);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, KTB_DATA_GPA, KTB_DATA_GPA, 0, KT_TOUCH_READ);
+
+	r->pages = touches;
+	r->have_prefetch = !kt_vcpu_stat(vcpu, "prefetch_mapped", &v);
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	if (r->have_prefetch) {
+		m0 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+		w0 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+	}
+	t0 = kt_now_ns();
+	for (i = 0; i < touches; i++) {
+		uint32_t gpa = KTB_DATA_GPA + order[i] * KT_PAGE_SIZE;
+
+		kt_touch(vcpu, gpa, gpa + KT_PAGE_SIZE, 0, KT_TOUCH_WRITE);
+	}
+	r->ms = (kt_now_ns() - t0) / 1e6;
+	r->pf = kt_vcpu_stat_get(vcpu, "pf_taken") - pf0;
+	if (r->have_prefetch) {
+		r->mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped") - m0;
+		r->windows = kt_vcpu_stat_get(vcpu, "prefetch_windows") - w0;
+	}
+
+	/* Touched pages hold their gpa in dword 0, the others the source. */
+	touched = calloc(pages, 1);
+	KT_ASSERT(touched, "calloc");
+	for (i = 0; i < touches; i++)
+		touched[order[i]] = 1;
+	for (i = 0; i < pages; i++) {
+		const char *p = mem + i * KT_PAGE_SIZE;
+		const char *s = src + i * KT_PAGE_SIZE;
+		uint32_t want = touched[i] ?
+			(uint32_t)(KTB_DATA_GPA + i * KT_PAGE_SIZE) :
+			*(const uint32_t *)s;
+
+		if (*(const uint32_t *)p != want ||
+		    memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4))
+			r->bad_pages++;
+	}
+	free(touched);
+	if (r->bad_pages)
+		snprintf(r->err, sizeof(r->err), "%llu of %llu pages wrong",
+			 (unsigned long long)r->bad_pages,
+			 (unsigned long long)pages);
+	r->ok = !r->err[0];
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+	free(order);
 	return 0;
 }

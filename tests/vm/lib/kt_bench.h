@@ -50,6 +50,7 @@ struct ktb_config {
 struct ktb_result {
 	double ms;		/* first pass (the restore), wall time */
 	double limit_ms;	/* second pass over mapped memory */
+	double copy_ms;		/* handler CPU time in UFFDIO_COPY, 1st pass */
 	uint64_t pages;
 	uint64_t chunks;	/* size / chunk (0 if populated) */
 	uint64_t events;	/* userfaultfd events */
@@ -81,6 +82,20 @@ void ktb_src_free(char *src, uint64_t size);
  */
 int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	    const struct ktb_config *cfg, struct ktb_result *r);
+
+/*
+ * The random-access workload (issue 8's second target): memory of @size
+ * bytes populated up front (no userfaultfd), one vCPU; the guest writes
+ * dword 0 of @touches distinct pages, in an order given by a Fisher-Yates
+ * shuffle seeded with @seed (the same pages in the same order for every
+ * configuration), one KVM_RUN per page. Fills ms (all touches), pages
+ * (= @touches), pf, windows and mapped; verifies every page (touched ones
+ * hold their gpa, the others are the source). cfg->populated and
+ * cfg->vcpus are ignored. Returns like ktb_run().
+ */
+int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
+		   uint32_t seed, const struct ktb_config *cfg,
+		   struct ktb_result *r);
 
 /*
  * rmmod every loaded kvm_prefetch_* policy module (they pin kvm.ko), then

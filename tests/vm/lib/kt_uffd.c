@@ -63,6 +63,11 @@ uint64_t kt_uffd_errors(struct kt_uffd *u)
 	return kt_uffd_load(&u->errors);
 }
 
+uint64_t kt_uffd_populate_ns(struct kt_uffd *u)
+{
+	return kt_uffd_load(&u->populate_ns);
+}
+
 void kt_uffd_reset_counters(struct kt_uffd *u)
 {
 	__atomic_store_n(&u->events, 0, __ATOMIC_SEQ_CST);
@@ -71,6 +76,7 @@ void kt_uffd_reset_counters(struct kt_uffd *u)
 	__atomic_store_n(&u->eexist, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&u->wakes, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&u->errors, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&u->populate_ns, 0, __ATOMIC_SEQ_CST);
 }
 
 void *kt_uffd_base(struct kt_uffd *u)
@@ -163,11 +169,20 @@ static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len)
 	return hits;
 }
 
+/* CPU time of the calling thread, ns. */
+static uint64_t kt_uffd_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 {
 	size_t off = (addr - (uintptr_t)u->base) & ~(u->chunk - 1);
 	size_t len = u->chunk;
-	uint64_t hits;
+	uint64_t hits, t0;
 
 	if (addr < (uintptr_t)u->base || addr >= (uintptr_t)u->base + u->size) {
 		kt_uffd_inc(&u->errors);
@@ -183,6 +198,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 		pthread_cond_wait(&u->cond, &u->lock);
 	pthread_mutex_unlock(&u->lock);
 
+	t0 = kt_uffd_cpu_ns();
 	hits = kt_uffd_populate(u, u->base + off, len);
 	if (hits) {
 		struct uffdio_range r = {
@@ -198,6 +214,8 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 			kt_uffd_inc(&u->wakes);
 		}
 	}
+	__atomic_add_fetch(&u->populate_ns, kt_uffd_cpu_ns() - t0,
+			   __ATOMIC_SEQ_CST);
 	if (hits * KT_UFFD_PAGE < len)
 		kt_uffd_inc(&u->populated);
 	/* Last: kt_uffd_quiesce() waits for handled == events. */

@@ -60,6 +60,7 @@ struct kt_uffd {
 	uint64_t eexist;	/* populate attempts that hit EEXIST */
 	uint64_t wakes;		/* UFFDIO_WAKE issued after EEXIST */
 	uint64_t errors;	/* unexpected ioctl failures */
+	uint64_t populate_ns;	/* handler CPU time populating (COPY etc.) */
 	uint64_t last_addr;	/* address of the last event */
 };
 
@@ -112,6 +113,12 @@ uint64_t kt_uffd_events(struct kt_uffd *u);
 uint64_t kt_uffd_populated(struct kt_uffd *u);
 uint64_t kt_uffd_eexist(struct kt_uffd *u);
 uint64_t kt_uffd_errors(struct kt_uffd *u);
+/*
+ * CPU time (CLOCK_THREAD_CPUTIME_ID, ns) the handler thread spent in
+ * UFFDIO_COPY/CONTINUE and UFFDIO_WAKE: its own work, not the time it
+ * sat preempted by the vCPU thread it woke.
+ */
+uint64_t kt_uffd_populate_ns(struct kt_uffd *u);
 /* Reset all counters to 0 (no event may be in flight). */
 void kt_uffd_reset_counters(struct kt_uffd *u);
 
