@@ -67,7 +67,10 @@ fi
 # The monitor lets us dump the vCPUs' state if the guest stops talking.
 port=$(( 40000 + $$ % 20000 ))
 : > "$log"
-qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 2G -smp 2 \
+# KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only.
+# shellcheck disable=SC2086
+qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 2G \
+	-smp "${KP_SMP:-2}" ${KP_QEMU_ARGS:-} \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet nokaslr kp.mode=$mode $append" \
 	-nographic -no-reboot -nic none -serial stdio \
