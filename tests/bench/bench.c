@@ -33,9 +33,10 @@
  * wakeup of the handler costs milliseconds when the TCG-emulated CPUs of
  * the test VM compete for the host's cores, and would swamp everything.
  *
- * Runs are interleaved: each of the R rounds loads the stock modules and
- * runs all stock cases, then loads ours and runs all of ours, so that
- * drift of the host hits both alike. Every run verifies every page; a
+ * Runs are interleaved: in each of the R rounds, for each chunk size, the
+ * stock case and all of ours run back to back (stock first in odd
+ * rounds, ours first in even ones; the modules are swapped in between),
+ * so that drift of the host hits both alike. Every run verifies every page; a
  * wrong page is a FAIL line, not a number.
  *
  * Output: one "@@BENCH key=value ..." line per run (parsed on the host by
@@ -369,6 +370,17 @@ static void run_multi(const char *src, struct cfg *c, uint64_t chunk,
 	run_one(src, K_MULTI, c, NULL, chunk, mib, multi_vcpus, round);
 }
 
+/* Load @which ("stock" or "ours") unless it is what is loaded. */
+static void use_modules(const char *which)
+{
+	static const char *loaded;
+
+	if (loaded && !strcmp(loaded, which))
+		return;
+	KT_ASSERT(!ktb_swap_modules(which), "kvm-reload %s", which);
+	loaded = which;
+}
+
 /*
  * ktsys_guard()'s restore cannot unload kvm.ko while a policy module
  * (autoloaded by adaptive-512) pins it: an outer parent unloads policy
@@ -433,20 +445,27 @@ int main(int argc, char **argv)
 		runs, mib, small_mib, small_max, nr_cfgs);
 
 	for (round = 1; round <= runs; round++) {
-		if (with_stock) {
-			t0 = kt_now_ns();
-			KT_ASSERT(!ktb_swap_modules("stock"), "kvm-reload stock");
-			for (i = 0; i < nr_chunks; i++)
-				run_one(src, K_UFFD, &stock, NULL, chunks[i],
-					mib_for(chunks[i]), 1, round);
-			kt_info("round %u/%u: stock done in %.1f s", round,
-				runs, (kt_now_ns() - t0) / 1e9);
-		}
-
 		t0 = kt_now_ns();
-		KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
-		for (i = 0; i < nr_chunks; i++)
-			run_ours_chunk(src, chunks[i], round);
+		for (i = 0; i < nr_chunks; i++) {
+			/* Stock first in odd rounds, ours first in even. */
+			bool stock_first = round % 2;
+			unsigned int part;
+
+			for (part = 0; part < 2; part++) {
+				if (part == !stock_first) {
+					if (!with_stock)
+						continue;
+					use_modules("stock");
+					run_one(src, K_UFFD, &stock, NULL,
+						chunks[i], mib_for(chunks[i]),
+						1, round);
+				} else {
+					use_modules("ours");
+					run_ours_chunk(src, chunks[i], round);
+				}
+			}
+		}
+		use_modules("ours");
 		if (extras) {
 			run_one(src, K_POPULATED, cfg_find("none"), NULL, 0,
 				mib, 1, round);
@@ -472,7 +491,7 @@ int main(int argc, char **argv)
 					  round);
 			}
 		}
-		kt_info("round %u/%u: ours done in %.1f s (%.0f s so far)",
+		kt_info("round %u/%u done in %.1f s (%.0f s so far)",
 			round, runs, (kt_now_ns() - t0) / 1e9,
 			(kt_now_ns() - t_start) / 1e9);
 	}
