@@ -7,7 +7,7 @@
 # $(BENCH_OUT)/results.{md,csv,png}.  Not part of "make check" (it
 # measures); its smoke test tests/vm/restore_smoke.c is.
 #
-#   make bench [BENCH_RUNS=5] [BENCH_MIB=64] [BENCH_SMALL_MIB=8]
+#   make bench [BENCH_RUNS=7] [BENCH_MIB=64] [BENCH_SMALL_MIB=8]
 #              [BENCH_SMALL_MAX=16] [BENCH_CHUNKS=4:8:16:64:512:2048]
 #              [BENCH_EXTRAS=1]
 #
@@ -19,7 +19,7 @@
 .PHONY: bench bench-bin bench-deps bench-report bench-publish
 
 BENCH_OUT	?= $(BUILD)/bench
-BENCH_RUNS	?= 5
+BENCH_RUNS	?= 7
 BENCH_MIB	?= 64
 BENCH_SMALL_MIB	?= 8
 BENCH_SMALL_MAX	?= 16
