@@ -14,7 +14,9 @@
 # Chunks of at most BENCH_SMALL_MAX KiB fault BENCH_SMALL_MIB MiB instead
 # of BENCH_MIB, to keep the run under 20 minutes (each 4 KiB chunk costs a
 # userfaultfd round trip plus a nested fault, ~0.4 ms under TCG).
-# "make bench-publish" copies the results to tests/bench/results/.
+# "make bench-publish" copies the results, and the @@BENCH lines they were
+# made from (python3 tests/bench/report.py --log bench-lines.txt remakes
+# them), to tests/bench/results/.
 
 .PHONY: bench bench-bin bench-deps bench-report bench-publish
 
@@ -74,3 +76,4 @@ bench-publish:
 	@mkdir -p tests/bench/results
 	cp $(BENCH_OUT)/results.md $(BENCH_OUT)/results.csv \
 		$(BENCH_OUT)/results.png tests/bench/results/
+	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > tests/bench/results/bench-lines.txt

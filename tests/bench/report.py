@@ -610,12 +610,16 @@ def plot(out, uffd, chunks, cfgs, limit, mib_of, key):
     ylabel = (f"time of the pass over {next(iter(mib_of.values()))} MiB (ms, {what})"
               if same_m else f"time per MiB restored (ms, {what})")
     dat = os.path.join(out, "results.dat")
+    lines = cfgs + ["copy", "limit"]
     with open(dat, "w") as f:
-        for cf in cfgs + ["limit"]:
+        for cf in lines:
             f.write(f"# {cf}\n")
             for c in chunks:
                 if cf == "limit":
                     v = limit[c][0]
+                elif cf == "copy":
+                    g = uffd.get(("stock", c))
+                    v = g.med("copy_ms") if g else None
                 else:
                     g = uffd.get((cf, c))
                     v = g.med(key) if g else None
@@ -623,18 +627,21 @@ def plot(out, uffd, chunks, cfgs, limit, mib_of, key):
                     f.write(f"{c // 1024} {v * scale[c]:.6g}\n")
             f.write("\n\n")
     styles = []
-    for i, cf in enumerate(cfgs + ["limit"]):
+    for i, cf in enumerate(lines):
         if cf == "stock":
             st = "lw 4 lc rgb 'black' pt 7"
         elif cf == "limit":
             st = "lw 2 dt 2 lc rgb 'gray40' pt 0"
+        elif cf == "copy":
+            st = "lw 2 dt 3 lc rgb 'gray20' pt 0"
         else:
             st = f"lw 2 lc rgb '{COLORS[i % len(COLORS)]}' pt {i % 12 + 1}"
-        lb = "limit (2nd pass, mapped)" if cf == "limit" else label(cf)
+        lb = ("limit (2nd pass, mapped)" if cf == "limit" else
+              "handler copy time (UFFDIO_COPY)" if cf == "copy" else label(cf))
         styles.append(f"'{dat}' index {i} using 1:2 with linespoints {st} title '{lb}'")
     xt = ", ".join(f"'{kib(c).replace(' ', '')}' {c // 1024}" for c in chunks)
     script = f"""
-set terminal pngcairo size 1100,700 font 'sans,10'
+set terminal pngcairo size 1100,700 font 'sans,10' noenhanced
 set output '{os.path.join(out, 'results.png')}'
 set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)'
 set logscale xy
