@@ -269,6 +269,20 @@ static uint32_t page_gpa(uint64_t i)
 	return DATA_GPA + i * KT_PAGE_SIZE;
 }
 
+/* The stats' deltas between @v0 and @v1 as @c's result, logged. */
+static void record_deltas(struct vmctx *c, const uint64_t v0[3],
+			  const uint64_t v1[3])
+{
+	c->res.have_prefetch_stats = true;
+	c->res.pf = v1[0] - v0[0];
+	c->res.windows = v1[1] - v0[1];
+	c->res.mapped = v1[2] - v0[2];
+	kt_info("%s: pf_taken +%llu, prefetch_windows +%llu, prefetch_mapped +%llu",
+		c->tag, (unsigned long long)c->res.pf,
+		(unsigned long long)c->res.windows,
+		(unsigned long long)c->res.mapped);
+}
+
 static void holes_end_the_scan(uint32_t gup, const char *tag)
 {
 	uint64_t v0[3], v1[3], w, absent = 0;
@@ -289,14 +303,7 @@ static void holes_end_the_scan(uint32_t gup, const char *tag)
 			 page_gpa(w * W + W), 0, KT_TOUCH_WRITE);
 	}
 	stats3(c.vcpu, true, v1);
-	c.res.have_prefetch_stats = true;
-	c.res.pf = v1[0] - v0[0];
-	c.res.windows = v1[1] - v0[1];
-	c.res.mapped = v1[2] - v0[2];
-	kt_info("%s: pf_taken +%llu, prefetch_windows +%llu, prefetch_mapped +%llu",
-		tag, (unsigned long long)c.res.pf,
-		(unsigned long long)c.res.windows,
-		(unsigned long long)c.res.mapped);
+	record_deltas(&c, v0, v1);
 	expect_counts(&c, 2 * N_PAGES / W, 2 * N_PAGES / W,
 		      (W - 3) * N_PAGES / W);
 	for (w = 0; w < N_PAGES / W; w++) {
@@ -330,14 +337,7 @@ static void backward_stops_at_mapped(void)
 		kt_touch(c.vcpu, page_gpa(w * W + W_NEW),
 			 page_gpa(w * W + W_NEW + 1), 0, KT_TOUCH_WRITE);
 	stats3(c.vcpu, true, v1);
-	c.res.have_prefetch_stats = true;
-	c.res.pf = v1[0] - v0[0];
-	c.res.windows = v1[1] - v0[1];
-	c.res.mapped = v1[2] - v0[2];
-	kt_info("%s: pf_taken +%llu, prefetch_windows +%llu, prefetch_mapped +%llu",
-		tag, (unsigned long long)c.res.pf,
-		(unsigned long long)c.res.windows,
-		(unsigned long long)c.res.mapped);
+	record_deltas(&c, v0, v1);
 	expect_counts(&c, N_PAGES / W, N_PAGES / W,
 		      ((W - 1 - W_NEW) + (W_NEW - W_OLD - 1)) * N_PAGES / W);
 	teardown(&c);

@@ -141,6 +141,24 @@ static uint64_t ktb_sum_stat(struct ktb_worker *w, unsigned int n,
 	return sum;
 }
 
+/* A VM with @cfg's policy (if any); -errno if the policy was refused. */
+static int ktb_vm_create(const struct ktb_config *cfg, struct kt_vm **vmp)
+{
+	struct kt_vm *vm = kt_vm_create();
+	int ret;
+
+	if (cfg->policy) {
+		ret = ktsys_set_policy(vm->fd, cfg->policy, cfg->nr_pages,
+				       cfg->gup);
+		if (ret) {
+			kt_vm_free(vm);
+			return ret;
+		}
+	}
+	*vmp = vm;
+	return 0;
+}
+
 int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	    const struct ktb_config *cfg, struct ktb_result *r)
 {
@@ -162,15 +180,9 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	r->pages = size / KT_PAGE_SIZE;
 	r->chunks = cfg->populated ? 0 : size / chunk;
 
-	vm = kt_vm_create();
-	if (cfg->policy) {
-		ret = ktsys_set_policy(vm->fd, cfg->policy, cfg->nr_pages,
-				       cfg->gup);
-		if (ret) {
-			kt_vm_free(vm);
-			return ret;
-		}
-	}
+	ret = ktb_vm_create(cfg, &vm);
+	if (ret)
+		return ret;
 	/* Threads created from here on (the handler) inherit the mask. */
 	if (cfg->pin) {
 		KT_ASSERT(!sched_getaffinity(0, sizeof(old_set), &old_set),
@@ -308,15 +320,10 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
 		order[j] = tmp;
 	}
 
-	vm = kt_vm_create();
-	if (cfg->policy) {
-		ret = ktsys_set_policy(vm->fd, cfg->policy, cfg->nr_pages,
-				       cfg->gup);
-		if (ret) {
-			kt_vm_free(vm);
-			free(order);
-			return ret;
-		}
+	ret = ktb_vm_create(cfg, &vm);
+	if (ret) {
+		free(order);
+		return ret;
 	}
 	mem = kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, NULL);
 	memcpy(mem, src, size);
