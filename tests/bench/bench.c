@@ -45,7 +45,8 @@
  *
  * Arguments (key=value): runs=5 mib=64 small_mib=8 small_max=16 (chunks
  * of at most small_max KiB use small_mib MiB, to fit the time budget)
- * chunks=4:8:16:64:512:2048 (KiB) extras=1 (populated and multi-vCPU)
+ * chunks=4:8:16:64:512:2048 (KiB) extras=1 (populated, random access and
+ * multi-vCPU)
  * multi_vcpus=4 random=512 (0: no random-access runs) stock=1 pin=0.
  */
 #define _GNU_SOURCE
