@@ -214,6 +214,25 @@ static void join(struct call *c)
 	pthread_join(c->thread, NULL);
 }
 
+/*
+ * Start a prefault of UFFD_GPA's page on @vcpu in @c and wait until it
+ * sits in @u's handler (gate closed).  On a timeout: FAIL, let it finish
+ * and return false.
+ */
+static bool park_pre_fault(struct call *c, struct kt_vcpu *vcpu,
+			   struct kt_uffd *u)
+{
+	c->vcpu = vcpu;
+	c->r = range(UFFD_GPA, KT_PAGE_SIZE);
+	start(c, pre_fault_thread);
+	if (kt_uffd_wait_events(u, 1, 5000))
+		return true;
+	kt_fail("prefault of an unpopulated page raised no userfaultfd event");
+	kt_uffd_gate_open(u);
+	join(c);
+	return false;
+}
+
 static void on_sigusr1(int sig)
 {
 }
@@ -442,15 +461,8 @@ static void test_eagain_same_slot(void)
 	kt_vm_add_slot(vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0, kt_uffd_base(u));
 	vcpu = kt_vcpu_add(vm, 0);
 
-	b.vcpu = vcpu;
-	b.r = range(UFFD_GPA, KT_PAGE_SIZE);
-	start(&b, pre_fault_thread);
-	if (!kt_uffd_wait_events(u, 1, 5000)) {
-		kt_fail("prefault of an unpopulated page raised no userfaultfd event");
-		kt_uffd_gate_open(u);
-		join(&b);
+	if (!park_pre_fault(&b, vcpu, u))
 		goto out;
-	}
 	c.vm = vm;
 	c.slot = UFFD_SLOT;
 	start(&c, delete_thread);
@@ -521,15 +533,8 @@ static void test_eagain_invalid_slot(void)
 	vcpu0 = kt_vcpu_add(vm, 0);
 	vcpu1 = kt_vcpu_add(vm, 1);
 
-	a.vcpu = vcpu0;
-	a.r = range(UFFD_GPA, KT_PAGE_SIZE);
-	start(&a, pre_fault_thread);
-	if (!kt_uffd_wait_events(u, 1, 5000)) {
-		kt_fail("prefault of an unpopulated page raised no userfaultfd event");
-		kt_uffd_gate_open(u);
-		join(&a);
+	if (!park_pre_fault(&a, vcpu0, u))
 		goto out;
-	}
 	c.vm = vm;
 	c.slot = VICTIM_SLOT;
 	start(&c, delete_thread);
