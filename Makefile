@@ -259,6 +259,8 @@ patches: modules
 		-m "KVM: add the prefetch policy API headers" \
 		-m "$$(echo '<linux/kvm_prefetch.h>: fault origins, the ops table a prefetch policy registers and the per-VM state it sees.  <uapi/linux/kvm_prefetch.h>: KVM_SET/GET_PREFETCH_POLICY, KVM_CAP_PREFETCH_POLICY and the KVM_PRE_FAULT_MEMORY ABI (upstream'\''s numbers).' | fmt -w 72)"
 	cp kvm-policy/*.[ch] $(PG)/virt/kvm/
+	mkdir -p $(PG)/include/kvm
+	cp include/kvm/prefetch.h $(PG)/include/kvm/
 	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
 		-m "KVM: prefetch policy registry, per-VM state and KVM_PRE_FAULT_MEMORY" \
 		-m "$$(echo 'An RCU list of policies registered by name, the built-ins none, manual, async and auto, the kvm.ko parameters that hold the defaults of new VMs, each VM'\''s RCU-published state and its ioctls, the no-fault GUP resolver prefetch uses, and the generic KVM_PRE_FAULT_MEMORY loop.' | fmt -w 72)"

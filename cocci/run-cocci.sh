@@ -66,7 +66,8 @@ stray() {
 # ---- the tree ---------------------------------------------------------
 cd "$TREE" || exit 2
 { find arch/x86/kvm virt/kvm -name '*.[ch]' ! -name '*.mod.c'
-  ls include/linux/kvm_prefetch.h include/uapi/linux/kvm_prefetch.h \
+  ls include/linux/kvm_prefetch.h include/kvm/prefetch.h \
+     include/uapi/linux/kvm_prefetch.h \
      include/linux/kvm_host.h arch/x86/include/asm/kvm_host.h
   [ $# -eq 0 ] || printf '%s\n' "$@"
 } | LC_ALL=C sort > "$TMP/tree.list"

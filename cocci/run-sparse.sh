@@ -19,9 +19,10 @@ PRISTINE=$3
 KBUILD_OOT=$4
 WORK=$5
 JOBS=$(nproc)
-OURS="virt/kvm/prefetch.c virt/kvm/prefetch_vm.c virt/kvm/pre_fault.c
-virt/kvm/prefetch_internal.h arch/x86/kvm/mmu/prefetch.c
-include/linux/kvm_prefetch.h include/uapi/linux/kvm_prefetch.h"
+OURS="virt/kvm/prefetch.c virt/kvm/prefetch_vm.c virt/kvm/prefetch_pfn.c
+virt/kvm/pre_fault.c virt/kvm/prefetch_internal.h arch/x86/kvm/mmu/prefetch.c
+include/linux/kvm_prefetch.h include/kvm/prefetch.h
+include/uapi/linux/kvm_prefetch.h"
 
 mkdir -p "$WORK/sparse-logs"
 WORK=$(cd "$WORK" && pwd)

@@ -231,7 +231,8 @@ u32 kvm_prefetch_default_gup(void)
 /**
  * kvm_prefetch_aligned_window() - the usual window around a fault
  * @gfn: the faulting guest frame
- * @level: level of the mapping the fault installed (1 = 4 KiB)
+ * @mapped_pages: 4 KiB pages the mapping the fault installed spans (a power
+ *	of two, see struct kvm_prefetch_fault)
  * @nr_pages: window length in 4 KiB pages
  * @w: the window, filled in if the function returns true
  *
@@ -243,11 +244,10 @@ u32 kvm_prefetch_default_gup(void)
  * Return: false if there is nothing to prefetch: @nr_pages is 0 or 1, or
  * the mapping the fault installed already covers the window.
  */
-bool kvm_prefetch_aligned_window(u64 gfn, u8 level, u32 nr_pages,
+bool kvm_prefetch_aligned_window(u64 gfn, u32 mapped_pages, u32 nr_pages,
 				 struct kvm_prefetch_window *w)
 {
-	u64 level_pages = KVM_PREFETCH_LEVEL_PAGES(level);
-	u64 mapped_start = gfn & ~(level_pages - 1);
+	u64 mapped_start = gfn & ~((u64)mapped_pages - 1);
 	u64 start;
 
 	nr_pages = min_t(u32, nr_pages, KVM_PREFETCH_MAX_PAGES);
@@ -256,7 +256,7 @@ bool kvm_prefetch_aligned_window(u64 gfn, u8 level, u32 nr_pages,
 
 	start = gfn & ~((u64)rounddown_pow_of_two(nr_pages) - 1);
 	if (mapped_start <= start &&
-	    start + nr_pages <= mapped_start + level_pages)
+	    start + nr_pages <= mapped_start + mapped_pages)
 		return false;
 
 	w->start = start;
@@ -264,6 +264,33 @@ bool kvm_prefetch_aligned_window(u64 gfn, u8 level, u32 nr_pages,
 	return true;
 }
 EXPORT_SYMBOL_GPL(kvm_prefetch_aligned_window);
+
+/**
+ * kvm_prefetch_clip_window() - the part of a window the engine may map
+ * @w: the policy's window
+ * @base_gfn: first gfn of the faulting memslot
+ * @npages: the memslot's size in pages
+ * @max_gfn: the largest gfn the MMU can map
+ * @start: set to the first gfn to map
+ * @end: set to the gfn after the last one to map
+ *
+ * One memslot per window: the faulting one.  The window is also capped at
+ * KVM_PREFETCH_MAX_PAGES and at @max_gfn; a window that would wrap around
+ * is empty.
+ *
+ * Return: true if [@start, @end) is not empty.
+ */
+bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
+			      u64 base_gfn, u64 npages, u64 max_gfn,
+			      u64 *start, u64 *end)
+{
+	u32 nr = min_t(u32, w->nr_pages, KVM_PREFETCH_MAX_PAGES);
+
+	/* A window that wraps ends below its start: empty. */
+	*start = max(w->start, base_gfn);
+	*end = min3(w->start + nr, base_gfn + npages, max_gfn + 1);
+	return *start < *end;
+}
 
 /*
  * The built-in policies differ only in which fault origins open a window:
@@ -281,7 +308,8 @@ static bool prefetch_builtin_window(const struct kvm_prefetch_state *st,
 {
 	if (!(origins & BIT(f->origin)))
 		return false;
-	return kvm_prefetch_aligned_window(f->gfn, f->level, st->nr_pages, w);
+	return kvm_prefetch_aligned_window(f->gfn, f->mapped_pages, st->nr_pages,
+					   w);
 }
 
 static bool prefetch_none_window(const struct kvm_prefetch_state *st,

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KVM prefetch policies: each VM's policy and parameters, the
- * KVM_SET/GET_PREFETCH_POLICY ioctls, the debugfs file, and how a prefetch
- * fault gets its host page without waiting or faulting.
+ * KVM_SET/GET_PREFETCH_POLICY ioctls and the debugfs file.
  *
  * A VM's configuration is one struct kvm_prefetch_state behind the RCU
  * pointer kvm->prefetch.  It is never changed in place: a change publishes
@@ -123,33 +122,6 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 }
 
 /**
- * kvm_prefetch_clip_window() - the part of a window the engine may map
- * @w: the policy's window
- * @base_gfn: first gfn of the faulting memslot
- * @npages: the memslot's size in pages
- * @max_gfn: the largest gfn the MMU can map
- * @start: set to the first gfn to map
- * @end: set to the gfn after the last one to map
- *
- * One memslot per window: the faulting one.  The window is also capped at
- * KVM_PREFETCH_MAX_PAGES and at @max_gfn; a window that would wrap around
- * is empty.
- *
- * Return: true if [@start, @end) is not empty.
- */
-bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
-			      u64 base_gfn, u64 npages, u64 max_gfn,
-			      u64 *start, u64 *end)
-{
-	u32 nr = min_t(u32, w->nr_pages, KVM_PREFETCH_MAX_PAGES);
-
-	/* A window that wraps ends below its start: empty. */
-	*start = max(w->start, base_gfn);
-	*end = min3(w->start + nr, base_gfn + npages, max_gfn + 1);
-	return *start < *end;
-}
-
-/**
  * kvm_prefetch_vm_gup() - how the VM's prefetch faults may get host pages
  * @kvm: the VM
  *
@@ -166,93 +138,6 @@ u32 kvm_prefetch_vm_gup(struct kvm *kvm)
 		gup = st->gup;
 	rcu_read_unlock();
 	return gup;
-}
-
-/**
- * kvm_prefetch_slot_allowed() - may prefetch map pages of this memslot?
- * @slot: the memslot of the gfn, or NULL
- *
- * Not for gfns without a memslot, KVM's private memslots, memslots being
- * deleted or moved, or memslots with dirty logging: a prefetch must not
- * mark pages dirty that the guest never wrote.
- *
- * Return: true if prefetch may map pages of @slot.
- */
-bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
-{
-	return slot && slot->id < KVM_USER_MEM_SLOTS &&
-	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES));
-}
-
-/*
- * Slow GUP that never faults.  6.1's hugetlb GUP path ignores FOLL_NOFAULT
- * and VM_IO/VM_PFNMAP mappings are resolved by faulting them in
- * (hva_to_pfn_remapped()), so neither is tried here.
- */
-static struct page *prefetch_gup_nofault(unsigned long addr)
-{
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
-	struct page *page = NULL;
-
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, addr);
-	if (vma && !is_vm_hugetlb_page(vma) &&
-	    !(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-		if (get_user_pages(addr, 1, FOLL_NOFAULT | FOLL_HWPOISON,
-				   &page, NULL) != 1)
-			page = NULL;
-	}
-	mmap_read_unlock(mm);
-	return page;
-}
-
-/**
- * kvm_prefetch_gfn_to_pfn() - host page of a gfn, without waiting or faulting
- * @slot: the gfn's memslot
- * @gfn: the guest frame
- * @gup: KVM_PREFETCH_GUP_FAST_ONLY (lockless fast GUP only) or
- *	KVM_PREFETCH_GUP_NOFAULT (also GUP with FOLL_NOFAULT, which may take
- *	mmap_lock)
- * @writable: set to whether the page may be mapped writable
- * @hva: set to the host virtual address
- *
- * Never waits for I/O, never faults a host page in and so never raises a
- * userfaultfd event.
- *
- * Return: the pfn with a page reference held (released by the fault path),
- * KVM_PFN_NOSLOT, or KVM_PFN_ERR_FAULT if the page is not present.
- */
-kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
-				  u32 gup, bool *writable, hva_t *hva)
-{
-	unsigned long addr;
-	struct page *page;
-	bool slot_writable;
-
-	addr = gfn_to_hva_memslot_prot(slot, gfn, &slot_writable);
-	*hva = addr;
-	*writable = false;
-	if (kvm_is_error_hva(addr))
-		return KVM_PFN_NOSLOT;
-
-	if (get_user_page_fast_only(addr, slot_writable ? FOLL_WRITE : 0,
-				    &page)) {
-		*writable = slot_writable;
-		return page_to_pfn(page);
-	}
-	if (gup != KVM_PREFETCH_GUP_NOFAULT)
-		return KVM_PFN_ERR_FAULT;
-
-	/*
-	 * Present but not writable without a fault (e.g. shared after
-	 * fork), or only reachable through mmap_lock: map it read-only;
-	 * a later guest write takes a normal fault.
-	 */
-	page = prefetch_gup_nofault(addr);
-	if (!page)
-		return KVM_PFN_ERR_FAULT;
-	return page_to_pfn(page);
 }
 
 /* ---- uAPI ----------------------------------------------------------- */

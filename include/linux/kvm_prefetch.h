@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KVM prefetch policies: the API for policy modules.
+ * KVM prefetch policies: the API for policy modules.  What only KVM itself
+ * uses is in <kvm/prefetch.h>.
  *
  * When KVM resolves a page fault it asks the VM's prefetch policy whether
  * to map neighbouring guest pages too, and which ones.  A policy is an ops
@@ -15,12 +16,9 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
-#include <linux/kvm_types.h>
 #include <uapi/linux/kvm_prefetch.h>
 
 struct kvm;
-struct kvm_vcpu;
-struct kvm_memory_slot;
 struct module;
 
 /* Where a fault into the MMU comes from; fixed rules, not pluggable. */
@@ -31,23 +29,21 @@ enum kvm_prefetch_type {
 	KVM_PREFETCH_AUTO,	/* a prefetch issued for a policy's window */
 };
 
-/* Number of 4 KiB pages a mapping at @level (1 = 4 KiB, 2 = 2 MiB, ...) spans. */
-#define KVM_PREFETCH_LEVEL_PAGES(level)	(1ULL << (((level) - 1) * 9))
-
 /**
  * struct kvm_prefetch_fault - a resolved fault, as a policy sees it
  * @origin: where the fault came from (never KVM_PREFETCH_AUTO)
  * @gfn: the faulting guest frame
  * @error_code: the fault's error code
- * @level: level of the mapping the fault installed (1 = 4 KiB, 2 = 2 MiB,
- *	3 = 1 GiB)
+ * @mapped_pages: 4 KiB pages that the mapping the fault installed spans
+ *	(1, or e.g. 512 for a 2 MiB mapping); a power of two, and the mapping
+ *	starts at @gfn aligned down to it
  * @vcpu_idx: index of the vCPU that took the fault
  */
 struct kvm_prefetch_fault {
 	enum kvm_prefetch_type origin;
 	u64 gfn;
 	u64 error_code;
-	u8 level;
+	u32 mapped_pages;
 	unsigned int vcpu_idx;
 };
 
@@ -112,32 +108,7 @@ struct kvm_prefetch_ops {
 
 int kvm_prefetch_register(struct kvm_prefetch_ops *ops);
 void kvm_prefetch_unregister(struct kvm_prefetch_ops *ops);
-bool kvm_prefetch_aligned_window(u64 gfn, u8 level, u32 nr_pages,
+bool kvm_prefetch_aligned_window(u64 gfn, u32 mapped_pages, u32 nr_pages,
 				 struct kvm_prefetch_window *w);
-
-/* The rest is for KVM itself (kvm.ko), not for policy modules. */
-int kvm_prefetch_init(void);
-void kvm_prefetch_exit(void);
-int kvm_prefetch_vm_init(struct kvm *kvm);
-void kvm_prefetch_vm_destroy(struct kvm *kvm);
-void kvm_prefetch_vm_debugfs(struct kvm *kvm);
-long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
-			   void __user *argp);
-bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
-			 struct kvm_prefetch_window *w);
-bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
-			      u64 base_gfn, u64 npages, u64 max_gfn,
-			      u64 *start, u64 *end);
-u32 kvm_prefetch_vm_gup(struct kvm *kvm);
-bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot);
-kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
-				  gfn_t gfn, u32 gup, bool *writable,
-				  hva_t *hva);
-long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu, void __user *argp);
-
-/* Implemented by the architecture. */
-long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
-				    struct kvm_pre_fault_memory *range);
-bool kvm_arch_prefetch_supported(void);
 
 #endif /* __LINUX_KVM_PREFETCH_H */

@@ -42,15 +42,12 @@ static bool adaptive_window(const struct kvm_prefetch_state *st,
 {
 	struct adaptive_vm *vm = st->priv;
 	unsigned int i = f->vcpu_idx % ADAPTIVE_STREAMS;
-	u32 nr_pages;
+	bool ret;
 
 	spin_lock(&vm->locks[i]);
-	nr_pages = adaptive_stream_update(&vm->streams[i], f->gfn,
-					  KVM_PREFETCH_LEVEL_PAGES(f->level),
-					  st->nr_pages);
+	ret = adaptive_stream_window(&vm->streams[i], f, st->nr_pages, w);
 	spin_unlock(&vm->locks[i]);
-
-	return kvm_prefetch_aligned_window(f->gfn, f->level, nr_pages, w);
+	return ret;
 }
 
 static int adaptive_init(struct kvm_prefetch_state *st)

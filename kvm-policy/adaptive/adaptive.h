@@ -3,7 +3,7 @@
 #ifndef __KVM_PREFETCH_ADAPTIVE_H
 #define __KVM_PREFETCH_ADAPTIVE_H
 
-#include <linux/log2.h>
+#include <linux/kvm_prefetch.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
@@ -26,7 +26,8 @@ struct adaptive_stream {
 };
 
 u32 adaptive_next_size(u32 cur, u32 max);
-u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn,
-			   u64 level_pages, u32 max);
+bool adaptive_stream_window(struct adaptive_stream *s,
+			    const struct kvm_prefetch_fault *f, u32 max,
+			    struct kvm_prefetch_window *w);
 
 #endif /* __KVM_PREFETCH_ADAPTIVE_H */

@@ -21,18 +21,8 @@ u32 adaptive_next_size(u32 cur, u32 max)
 	return max;
 }
 
-/**
- * adaptive_stream_update() - learn from a fault and pick the next window
- * @s: the vCPU's stream
- * @gfn: the faulting gfn
- * @level_pages: pages the fault's own mapping spans
- * @max: the VM's nr_pages
- *
- * Return: the window size to prefetch with (0 or 1: none).  Also records
- * where that window starts and ends in @s.
- */
-u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn,
-			   u64 level_pages, u32 max)
+/* Learn from a fault at @gfn; return the next window size (1: none). */
+static u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn, u32 max)
 {
 	if (s->win && gfn == s->win_end) {
 		/* The last window was used up: keep going, maybe bigger. */
@@ -54,12 +44,33 @@ u32 adaptive_stream_update(struct adaptive_stream *s, u64 gfn,
 	}
 	s->win = clamp_t(u32, s->win, 1, max);
 	s->last = gfn;
-
-	/* Where kvm_prefetch_aligned_window() will end the window. */
-	if (s->win > level_pages)
-		s->win_end = (gfn & ~((u64)rounddown_pow_of_two(s->win) - 1)) +
-			     s->win;
-	else
-		s->win_end = (gfn & ~(level_pages - 1)) + level_pages;
 	return s->win;
+}
+
+/**
+ * adaptive_stream_window() - learn from a fault and pick the window to map
+ * @s: the vCPU's stream
+ * @f: the fault
+ * @max: the VM's nr_pages
+ * @w: the window, filled in if the function returns true
+ *
+ * The window is the core's aligned window of the stream's size; @s records
+ * where it ends (or, without a window, where the fault's own mapping
+ * ends), since a fault there means it was used up.
+ *
+ * Return: true if @w should be prefetched.
+ */
+bool adaptive_stream_window(struct adaptive_stream *s,
+			    const struct kvm_prefetch_fault *f, u32 max,
+			    struct kvm_prefetch_window *w)
+{
+	u32 nr_pages = adaptive_stream_update(s, f->gfn, max);
+	u64 mapped = f->mapped_pages;
+
+	if (kvm_prefetch_aligned_window(f->gfn, f->mapped_pages, nr_pages, w)) {
+		s->win_end = w->start + w->nr_pages;
+		return true;
+	}
+	s->win_end = (f->gfn & ~(mapped - 1)) + mapped;
+	return false;
 }

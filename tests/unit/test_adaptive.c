@@ -12,6 +12,7 @@
  * guest faults taken and the pages prefetched.
  */
 #include "prefetch_internal.h"
+#include "../../kvm-policy/prefetch.c"
 #include "../../kvm-policy/adaptive/adaptive_stream.c"
 #include "test.h"
 
@@ -24,15 +25,13 @@ struct sim {
 	u64 faults, prefetched;
 };
 
-/* The built-ins' window, as kvm_prefetch_aligned_window() computes it. */
-static void apply_window(struct sim *s, u64 gfn, u32 nr)
+/* Map what the host has of window @w, as the engine does. */
+static void apply_window(struct sim *s, u64 gfn,
+			 const struct kvm_prefetch_window *w)
 {
-	u64 start, i;
+	u64 i;
 
-	if (nr <= 1)
-		return;
-	start = gfn & ~((u64)rounddown_pow_of_two(nr) - 1);
-	for (i = start; i < start + nr && i < MAXP; i++) {
+	for (i = w->start; i < w->start + w->nr_pages && i < MAXP; i++) {
 		if (i == gfn || s->mapped[i] || !s->host[i])
 			continue;
 		s->mapped[i] = true;
@@ -42,6 +41,7 @@ static void apply_window(struct sim *s, u64 gfn, u32 nr)
 
 static void touch(struct sim *s, struct adaptive_stream *st, u64 gfn, u32 max)
 {
+	struct kvm_prefetch_window w;
 	u64 c, i;
 
 	if (s->mapped[gfn])
@@ -54,7 +54,24 @@ static void touch(struct sim *s, struct adaptive_stream *st, u64 gfn, u32 max)
 			s->host[i] = true;
 	}
 	s->mapped[gfn] = true;
-	apply_window(s, gfn, adaptive_stream_update(st, gfn, 1, max));
+	if (adaptive_stream_window(st, &(struct kvm_prefetch_fault){
+					.gfn = gfn, .mapped_pages = 1 },
+				   max, &w))
+		apply_window(s, gfn, &w);
+}
+
+/*
+ * One fault at @gfn whose mapping spans @mapped pages.  Return: the size
+ * of the window it opens, or the stream's size if it opens none (1).
+ */
+static u32 update(struct adaptive_stream *st, u64 gfn, u32 mapped, u32 max)
+{
+	struct kvm_prefetch_fault f = { .gfn = gfn, .mapped_pages = mapped };
+	struct kvm_prefetch_window w;
+
+	if (adaptive_stream_window(st, &f, max, &w))
+		return w.nr_pages;
+	return st->win;
 }
 
 static struct sim *sim_new(u64 chunk)
@@ -82,7 +99,7 @@ TEST(first_fault_opens_the_initial_window)
 {
 	struct adaptive_stream st = {};
 
-	ASSERT_EQ(adaptive_stream_update(&st, 100, 1, 512), ADAPTIVE_INIT_PAGES);
+	ASSERT_EQ(update(&st, 100, 1, 512), ADAPTIVE_INIT_PAGES);
 	ASSERT_EQ(st.win_end, 104);
 	ASSERT_EQ(st.last, 100);
 }
@@ -91,9 +108,9 @@ TEST(window_is_capped_by_the_vm_nr_pages)
 {
 	struct adaptive_stream st = {};
 
-	ASSERT_EQ(adaptive_stream_update(&st, 0, 1, 2), 2);
-	ASSERT_EQ(adaptive_stream_update(&st, 2, 1, 2), 2);
-	ASSERT_EQ(adaptive_stream_update(&st, 0, 1, 1), 1);
+	ASSERT_EQ(update(&st, 0, 1, 2), 2);
+	ASSERT_EQ(update(&st, 2, 1, 2), 2);
+	ASSERT_EQ(update(&st, 0, 1, 1), 1);
 }
 
 TEST(sequential_populated_memory_ramps_up)
@@ -141,7 +158,7 @@ TEST(four_kib_chunks_mostly_skip_prefetch)
 	u64 i;
 
 	for (i = 0; i < 1000; i++)
-		wins += adaptive_stream_update(&st, i, 1, 512) > 1;
+		wins += update(&st, i, 1, 512) > 1;
 	/*
 	 * After learning a chunk of 1 page, a window is tried again only
 	 * after ADAPTIVE_FULL_TO_GROW faults at the end of the last one.
@@ -156,7 +173,7 @@ TEST(reverse_stream_stays_small)
 	u64 gfn;
 
 	for (gfn = 4000; gfn > 3000; gfn--)
-		ASSERT_EQ(adaptive_stream_update(&st, gfn, 1, 512),
+		ASSERT_EQ(update(&st, gfn, 1, 512),
 			  ADAPTIVE_INIT_PAGES);
 }
 
@@ -167,7 +184,7 @@ TEST(strided_stream_stays_small)
 
 	/* Every 64th page: never at the window end, never inside it. */
 	for (gfn = 0; gfn < 64 * 500; gfn += 64)
-		ASSERT_EQ(adaptive_stream_update(&st, gfn, 1, 512),
+		ASSERT_EQ(update(&st, gfn, 1, 512),
 			  ADAPTIVE_INIT_PAGES);
 }
 
@@ -175,6 +192,7 @@ TEST(random_stream_maps_less_than_auto_8)
 {
 	struct adaptive_stream st = {};
 	struct sim *a = sim_new(0), *b = sim_new(0);
+	struct kvm_prefetch_window w;
 	u64 i, gfn, x = 12345;
 
 	for (i = 0; i < 3000; i++) {
@@ -185,7 +203,8 @@ TEST(random_stream_maps_less_than_auto_8)
 		if (!b->mapped[gfn]) {
 			b->faults++;
 			b->mapped[gfn] = true;
-			apply_window(b, gfn, 8);
+			if (kvm_prefetch_aligned_window(gfn, 1, 8, &w))
+				apply_window(b, gfn, &w);
 		}
 	}
 	printf("# random: adaptive prefetched %llu, auto 8 %llu\n",
@@ -201,10 +220,10 @@ TEST(huge_mapping_end_counts_as_window_end)
 	struct adaptive_stream st = {};
 
 	/* A 2 MiB mapping at 512 with a window of 4: ends at 1024. */
-	adaptive_stream_update(&st, 600, 512, 512);
+	update(&st, 600, 512, 512);
 	ASSERT_EQ(st.win_end, 1024);
 	/* The next fault at 1024 continues the stream. */
-	ASSERT_EQ(adaptive_stream_update(&st, 1024, 1, 512), 16);
+	ASSERT_EQ(update(&st, 1024, 1, 512), 16);
 }
 
 int main(void)

@@ -8,6 +8,7 @@
 #include "prefetch_internal.h"
 #include "../../kvm-policy/prefetch.c"
 #include "../../kvm-policy/prefetch_vm.c"
+#include "../../kvm-policy/prefetch_pfn.c"
 #include "test.h"
 #include "fixtures.h"
 

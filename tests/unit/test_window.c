@@ -40,7 +40,7 @@ static void check_triggers(struct kvm_prefetch_ops *ops, const bool want[4])
 	ASSERT_EQ(vm_set(kvm, ops->name, 8, 0), 0);
 	for (i = 0; i < ARRAY_SIZE(origins); i++) {
 		struct kvm_prefetch_fault f = {
-			.origin = origins[i], .gfn = 0x1003, .level = 1,
+			.origin = origins[i], .gfn = 0x1003, .mapped_pages = 1,
 		};
 		struct kvm_prefetch_window w = { 0, 0 };
 		bool got;
@@ -92,29 +92,29 @@ TEST(trigger_auto)
 	check_triggers(&prefetch_auto, (bool[]){ true, true, true, false });
 }
 
-/* kvm_prefetch_aligned_window() at level 1 (4 KiB). */
-static void check_window(u64 gfn, u8 level, u32 nr_pages, bool want,
+/* kvm_prefetch_aligned_window() after a mapping of @mapped pages. */
+static void check_window(u64 gfn, u32 mapped, u32 nr_pages, bool want,
 			 u64 want_start, u32 want_nr, int line)
 {
 	struct kvm_prefetch_window w = { 0xaaaa, 0xaaaa };
-	bool got = kvm_prefetch_aligned_window(gfn, level, nr_pages, &w);
+	bool got = kvm_prefetch_aligned_window(gfn, mapped, nr_pages, &w);
 
 	if (got != want)
 		test_fail(__FILE__, line,
-			  "aligned_window(gfn %#llx, level %u, nr %u): %d, want %d",
-			  (unsigned long long)gfn, level, nr_pages, got, want);
+			  "aligned_window(gfn %#llx, mapped %u, nr %u): %d, want %d",
+			  (unsigned long long)gfn, mapped, nr_pages, got, want);
 	if (!want && (w.start != 0xaaaa || w.nr_pages != 0xaaaa))
 		test_fail(__FILE__, line, "window written though false");
 	if (want && (w.start != want_start || w.nr_pages != want_nr))
 		test_fail(__FILE__, line,
-			  "aligned_window(gfn %#llx, level %u, nr %u): start %#llx nr %u, want %#llx %u",
-			  (unsigned long long)gfn, level, nr_pages,
+			  "aligned_window(gfn %#llx, mapped %u, nr %u): start %#llx nr %u, want %#llx %u",
+			  (unsigned long long)gfn, mapped, nr_pages,
 			  (unsigned long long)w.start, w.nr_pages,
 			  (unsigned long long)want_start, want_nr);
 }
 
-#define WINDOW(gfn, level, nr, want, start, wnr) \
-	check_window(gfn, level, nr, want, start, wnr, __LINE__)
+#define WINDOW(gfn, mapped, nr, want, start, wnr) \
+	check_window(gfn, mapped, nr, want, start, wnr, __LINE__)
 
 TEST(window_nr_0_and_1_nothing)
 {
@@ -172,7 +172,7 @@ TEST(window_top_of_gfn_space)
 	const u64 gfn = (1ULL << 52) - 1;
 
 	WINDOW(gfn, 1, 8, true, gfn & ~7ULL, 8);
-	WINDOW(gfn, 2, 262144, true, gfn & ~262143ULL, 262144);
+	WINDOW(gfn, 512, 262144, true, gfn & ~262143ULL, 262144);
 }
 
 /* A 4 KiB mapping never covers a window of 2 or more pages. */
@@ -188,15 +188,15 @@ TEST(window_level_2m)
 {
 	const u64 gfn = 0x40123;
 
-	WINDOW(gfn, 2, 2, false, 0, 0);
-	WINDOW(gfn, 2, 3, false, 0, 0);
-	WINDOW(gfn, 2, 8, false, 0, 0);
-	WINDOW(gfn, 2, 512, false, 0, 0);
+	WINDOW(gfn, 512, 2, false, 0, 0);
+	WINDOW(gfn, 512, 3, false, 0, 0);
+	WINDOW(gfn, 512, 8, false, 0, 0);
+	WINDOW(gfn, 512, 512, false, 0, 0);
 	/* 513 pages from the 2 MiB boundary go one page beyond. */
-	WINDOW(gfn, 2, 513, true, 0x40000, 513);
-	WINDOW(gfn, 2, 1024, true, gfn & ~1023ULL, 1024);
-	WINDOW(gfn, 2, 262144, true, 0x40000, 262144);
-	WINDOW(gfn, 2, 262145, true, 0x40000, 262144);
+	WINDOW(gfn, 512, 513, true, 0x40000, 513);
+	WINDOW(gfn, 512, 1024, true, gfn & ~1023ULL, 1024);
+	WINDOW(gfn, 512, 262144, true, 0x40000, 262144);
+	WINDOW(gfn, 512, 262145, true, 0x40000, 262144);
 }
 
 /* A 1 GiB mapping covers every window. */
@@ -204,11 +204,11 @@ TEST(window_level_1g)
 {
 	const u64 gfn = 0x12345678;
 
-	WINDOW(gfn, 3, 8, false, 0, 0);
-	WINDOW(gfn, 3, 512, false, 0, 0);
-	WINDOW(gfn, 3, 262144, false, 0, 0);
-	WINDOW(gfn, 3, 262145, false, 0, 0);
-	WINDOW(gfn, 3, 0xffffffffu, false, 0, 0);
+	WINDOW(gfn, 262144, 8, false, 0, 0);
+	WINDOW(gfn, 262144, 512, false, 0, 0);
+	WINDOW(gfn, 262144, 262144, false, 0, 0);
+	WINDOW(gfn, 262144, 262145, false, 0, 0);
+	WINDOW(gfn, 262144, 0xffffffffu, false, 0, 0);
 }
 
 /* ---- kvm_prefetch_decide() ------------------------------------------ */
@@ -227,7 +227,7 @@ static struct kvm *test_vm(u32 nr_pages)
 
 static const struct kvm_prefetch_fault fault = {
 	.origin = KVM_PREFETCH_NONE, .gfn = 0x2345, .error_code = 0x6,
-	.level = 1, .vcpu_idx = 3,
+	.mapped_pages = 1, .vcpu_idx = 3,
 };
 
 TEST(decide_caps_at_vm_nr_pages)
@@ -285,7 +285,7 @@ TEST(decide_passes_fault_and_state)
 	ASSERT_EQ(rec.last_fault.origin, fault.origin);
 	ASSERT_EQ(rec.last_fault.gfn, fault.gfn);
 	ASSERT_EQ(rec.last_fault.error_code, fault.error_code);
-	ASSERT_EQ(rec.last_fault.level, fault.level);
+	ASSERT_EQ(rec.last_fault.mapped_pages, fault.mapped_pages);
 	ASSERT_EQ(rec.last_fault.vcpu_idx, fault.vcpu_idx);
 	/* The policy's per-VM state reached it. */
 	ASSERT_PTR_EQ(vm_state(kvm)->priv, &rec);
@@ -312,7 +312,7 @@ TEST(decide_builtin_auto_uses_vm_window)
 	ASSERT_EQ(w.start, 0x2345 & ~511ULL);
 	ASSERT_EQ(w.nr_pages, 512);
 	/* The installed 2 MiB mapping already covers it. */
-	f.level = 2;
+	f.mapped_pages = 512;
 	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
 }
 
@@ -376,7 +376,7 @@ TEST(clip_caps_at_max_pages_and_refuses_wrap)
 TEST(decide_refuses_auto_origin)
 {
 	struct kvm_prefetch_fault f = { .origin = KVM_PREFETCH_AUTO,
-					.gfn = 0x100, .level = 1 };
+					.gfn = 0x100, .mapped_pages = 1 };
 	struct kvm_prefetch_window w;
 	struct kvm *kvm = vm_create();
 

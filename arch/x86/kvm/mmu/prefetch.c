@@ -9,7 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvm_host.h>
-#include <linux/kvm_prefetch.h>
+#include <kvm/prefetch.h>
 #include <linux/sched/signal.h>
 
 #include "mmu.h"
@@ -150,7 +150,7 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 		.origin		= fault->prefetch_type,
 		.gfn		= fault->gfn,
 		.error_code	= fault->error_code,
-		.level		= fault->goal_level,
+		.mapped_pages	= KVM_PAGES_PER_HPAGE(fault->goal_level),
 		.vcpu_idx	= vcpu->vcpu_idx,
 	};
 	if (!kvm_prefetch_decide(vcpu->kvm, &f, &w))

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KVM prefetch policies: what KVM's generic code, the architecture's engine
+ * and the VM and vCPU ioctls use among themselves.  Policy modules use
+ * <linux/kvm_prefetch.h> only; nothing here is exported to them.
+ */
+#ifndef __KVM_PREFETCH_H
+#define __KVM_PREFETCH_H
+
+#include <linux/errno.h>
+#include <linux/kvm_prefetch.h>
+#include <linux/kvm_types.h>
+
+struct kvm_vcpu;
+struct kvm_memory_slot;
+
+#ifdef CONFIG_KVM_GENERIC_PREFETCH
+
+/* Implemented by the architecture, which selects KVM_GENERIC_PREFETCH. */
+bool kvm_arch_prefetch_supported(void);
+long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
+				    struct kvm_pre_fault_memory *range);
+
+/* Module init and exit, VM lifetime, ioctls (virt/kvm/prefetch*.c). */
+int kvm_prefetch_init(void);
+void kvm_prefetch_exit(void);
+int kvm_prefetch_vm_init(struct kvm *kvm);
+void kvm_prefetch_vm_destroy(struct kvm *kvm);
+void kvm_prefetch_vm_debugfs(struct kvm *kvm);
+long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
+			   void __user *argp);
+long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu, void __user *argp);
+
+/* For the architecture's engine. */
+bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
+			 struct kvm_prefetch_window *w);
+bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
+			      u64 base_gfn, u64 npages, u64 max_gfn,
+			      u64 *start, u64 *end);
+u32 kvm_prefetch_vm_gup(struct kvm *kvm);
+bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot);
+kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
+				  gfn_t gfn, u32 gup, bool *writable,
+				  hva_t *hva);
+
+/* Between the registry (prefetch.c) and the per-VM state (prefetch_vm.c). */
+bool kvm_prefetch_name_valid(const char *name, size_t size);
+const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name);
+void kvm_prefetch_put_policy(const struct kvm_prefetch_ops *ops);
+const struct kvm_prefetch_ops *kvm_prefetch_get_default(void);
+u32 kvm_prefetch_default_nr_pages(void);
+u32 kvm_prefetch_default_gup(void);
+const char *kvm_prefetch_gup_name(u32 gup);
+int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
+
+#else /* !CONFIG_KVM_GENERIC_PREFETCH */
+
+static inline bool kvm_arch_prefetch_supported(void) { return false; }
+static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
+{
+	return false;
+}
+
+static inline int kvm_prefetch_init(void) { return 0; }
+static inline void kvm_prefetch_exit(void) {}
+static inline int kvm_prefetch_vm_init(struct kvm *kvm) { return 0; }
+static inline void kvm_prefetch_vm_destroy(struct kvm *kvm) {}
+static inline void kvm_prefetch_vm_debugfs(struct kvm *kvm) {}
+static inline long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
+					 void __user *argp)
+{
+	return -ENOTTY;
+}
+static inline long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
+					     void __user *argp)
+{
+	return -ENOTTY;
+}
+
+#endif /* CONFIG_KVM_GENERIC_PREFETCH */
+
+#endif /* __KVM_PREFETCH_H */
