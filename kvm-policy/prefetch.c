@@ -16,12 +16,16 @@
 static DEFINE_SPINLOCK(prefetch_lock);
 static LIST_HEAD(prefetch_policies);
 
+/* The built-in that new VMs fall back to; registered as long as kvm.ko is. */
+#define PREFETCH_FALLBACK	"auto"
+
 /*
  * Defaults for new VMs.  The default policy is kept by name, not by
  * reference, so that it does not pin a policy module; a VM resolves it
  * when it is created.  prefetch_default_name is protected by prefetch_lock.
  */
-static char prefetch_default_name[KVM_PREFETCH_POLICY_NAME_MAX] = "auto";
+static char prefetch_default_name[KVM_PREFETCH_POLICY_NAME_MAX] =
+	PREFETCH_FALLBACK;
 static unsigned int prefetch_nr_pages = 8;
 static unsigned int prefetch_gup = KVM_PREFETCH_GUP_NOFAULT;
 
@@ -120,7 +124,7 @@ EXPORT_SYMBOL_GPL(kvm_prefetch_register);
  *
  * Called from the owning module's exit path, when no VM holds a reference
  * on the module and so none uses @ops.  If @ops was the default for new
- * VMs, the default becomes "auto".
+ * VMs, the default becomes the fallback, "auto".
  *
  * Context: process context; sleeps (waits for an RCU grace period).
  */
@@ -132,13 +136,14 @@ void kvm_prefetch_unregister(struct kvm_prefetch_ops *ops)
 	list_del_rcu(&ops->list);
 	was_default = !strcmp(prefetch_default_name, ops->name);
 	if (was_default)
-		strscpy(prefetch_default_name, "auto",
+		strscpy(prefetch_default_name, PREFETCH_FALLBACK,
 			sizeof(prefetch_default_name));
 	spin_unlock(&prefetch_lock);
 
-	if (was_default && prefetch_ready && strcmp(ops->name, "auto"))
-		pr_warn("default policy %s unregistered, new VMs use auto\n",
-			ops->name);
+	if (was_default && prefetch_ready &&
+	    strcmp(ops->name, PREFETCH_FALLBACK))
+		pr_warn("default policy %s unregistered, new VMs use %s\n",
+			ops->name, PREFETCH_FALLBACK);
 
 	/*
 	 * Lookups walk the list under rcu_read_lock() and may still hold a
@@ -214,7 +219,7 @@ const struct kvm_prefetch_ops *kvm_prefetch_get_default(void)
 
 	ops = prefetch_find_get(name);
 	if (IS_ERR(ops))
-		ops = prefetch_find_get("auto");
+		ops = prefetch_find_get(PREFETCH_FALLBACK);
 	return ops;
 }
 
@@ -363,7 +368,7 @@ static struct kvm_prefetch_ops prefetch_async = {
 
 static struct kvm_prefetch_ops prefetch_auto = {
 	.window	= prefetch_auto_window,
-	.name	= "auto",
+	.name	= PREFETCH_FALLBACK,
 	.owner	= THIS_MODULE,
 };
 
@@ -463,13 +468,16 @@ static const char *const prefetch_gup_names[] = {
 
 static int prefetch_gup_set(const char *val, const struct kernel_param *kp)
 {
-	if (sysfs_streq(val, "nofault"))
-		WRITE_ONCE(prefetch_gup, KVM_PREFETCH_GUP_NOFAULT);
-	else if (sysfs_streq(val, "fast"))
-		WRITE_ONCE(prefetch_gup, KVM_PREFETCH_GUP_FAST_ONLY);
-	else
-		return -EINVAL;
-	return 0;
+	u32 gup;
+
+	for (gup = 0; gup < ARRAY_SIZE(prefetch_gup_names); gup++) {
+		if (prefetch_gup_names[gup] &&
+		    sysfs_streq(val, prefetch_gup_names[gup])) {
+			WRITE_ONCE(prefetch_gup, gup);
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int prefetch_gup_get(char *buf, const struct kernel_param *kp)
@@ -534,9 +542,10 @@ static void prefetch_check_default(void)
 		kvm_prefetch_put_policy(ops);
 		return;
 	}
-	pr_warn("prefetch_policy=%s is not a registered policy, using auto\n",
-		prefetch_default_name);
-	strscpy(prefetch_default_name, "auto", sizeof(prefetch_default_name));
+	pr_warn("prefetch_policy=%s is not a registered policy, using %s\n",
+		prefetch_default_name, PREFETCH_FALLBACK);
+	strscpy(prefetch_default_name, PREFETCH_FALLBACK,
+		sizeof(prefetch_default_name));
 }
 
 /**
