@@ -5,15 +5,18 @@
  * own #include "prefetch_internal.h" is then skipped (the tools/testing/vma
  * pattern).
  *
- *   custom.h  switches and counters the tests use
- *   stubs.h   stand-ins for kernel infrastructure (includes dup.h)
- *   dup.h     values, structures and helpers copied from the kernel
+ *   control.h        switches the tests flip and counters of what the
+ *                    kernel code did
+ *   kernel_stubs.h   stand-ins for kernel infrastructure, checking the
+ *                    kernel's rules (includes kernel_copies.h)
+ *   kernel_copies.h  values, structures and helpers copied from the
+ *                    kernel, each naming its source file
  */
 #ifndef __KVM_PREFETCH_INTERNAL_H
 #define __KVM_PREFETCH_INTERNAL_H
 
-#include "custom.h"
-#include "stubs.h"
+#include "control.h"
+#include "kernel_stubs.h"
 
 #include <kvm/prefetch.h>
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stubs: userspace stand-ins for the kernel infrastructure the prefetch
+ * Kernel stubs: userspace stand-ins for the kernel infrastructure the prefetch
  * core uses.  They behave like the kernel's where the core depends on it
  * and check the rules the kernel would (lockdep, might_sleep, RCU-list
  * and module-refcount rules), reporting breaches with shim_violation().
- * Switches and counters live in custom.h.
+ * Switches and counters live in control.h.
  */
-#ifndef __SHIM_STUBS_H
-#define __SHIM_STUBS_H
+#ifndef __SHIM_KERNEL_STUBS_H
+#define __SHIM_KERNEL_STUBS_H
 
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +21,7 @@
 #include <sys/types.h>
 #include <linux/types.h>	/* __u8 ... __u64 for the uAPI header */
 
-#include "custom.h"
+#include "control.h"
 
 /* ---- types and annotations ---------------------------------------- */
 
@@ -546,7 +546,7 @@ static inline void shim_mmap_read_unlock(struct mm_struct *mm,
 
 /* ---- the kernel's values and library, copied ----------------------- */
 
-#include "dup.h"
+#include "kernel_copies.h"
 
 /* ---- KVM ------------------------------------------------------------ */
 
@@ -798,4 +798,4 @@ static inline int shim_debugfs_read(int i, char *out, size_t size)
 	return ret;
 }
 
-#endif /* __SHIM_STUBS_H */
+#endif /* __SHIM_KERNEL_STUBS_H */

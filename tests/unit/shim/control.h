@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test customisations: the switches tests flip to steer the stubs (fault
+ * Test control: the switches tests flip to steer the stubs (fault
  * injection, capabilities, host page state, the architecture's answers)
  * and the counters the stubs keep so that tests can see what the kernel
  * code did (locks taken, grace periods, GUP calls, module references).
@@ -8,8 +8,8 @@
  * Included first by prefetch_internal.h: the stubs read this state.  Each
  * test program is one translation unit, so the state is defined here.
  */
-#ifndef __SHIM_CUSTOM_H
-#define __SHIM_CUSTOM_H
+#ifndef __SHIM_CONTROL_H
+#define __SHIM_CONTROL_H
 
 #include <errno.h>
 #include <stdarg.h>
@@ -188,4 +188,4 @@ long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
 	return shim.arch_pre_fault(vcpu, range);
 }
 
-#endif /* __SHIM_CUSTOM_H */
+#endif /* __SHIM_CONTROL_H */

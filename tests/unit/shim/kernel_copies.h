@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Duplicates: values, structures (the fields the prefetch core uses, with
+ * Kernel copies: values, structures (the fields the prefetch core uses, with
  * the kernel's names) and library functions copied from Debian's
  * linux-source-6.1.  Keep them in sync: each says where it comes from
  * (build/pristine/ is the extracted tree, lib/ and fs/ are in
  * /usr/src/linux-source-6.1.tar.xz, include/linux/mm.h in
  * /usr/src/linux-headers-<abi>-common).
  *
- * Included by stubs.h once the basic types and locks exist.
+ * Included by kernel_stubs.h once the basic types and locks exist.
  */
-#ifndef __SHIM_DUP_H
-#define __SHIM_DUP_H
+#ifndef __SHIM_KERNEL_COPIES_H
+#define __SHIM_KERNEL_COPIES_H
 
 /* include/linux/kvm_types.h */
 typedef u64 gpa_t;
@@ -409,4 +409,4 @@ static const struct file_operations __name ## _fops = {			\
 	.release	= single_release,				\
 }
 
-#endif /* __SHIM_DUP_H */
+#endif /* __SHIM_KERNEL_COPIES_H */
