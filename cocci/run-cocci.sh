@@ -100,7 +100,10 @@ for rule in "$COCCI"/*.cocci; do
 done
 
 # ---- the fixtures -----------------------------------------------------
+# Fixtures include our real headers (include/ of the repository) and, for
+# what Debian's source declares, the stand-ins in cocci/tests/include.
 cd "$COCCI/.." || exit 2
+FIXTURE_INC="-I include -I cocci/tests/include"
 for rule in cocci/*.cocci; do
 	name=$(basename "$rule" .cocci)
 	for fixture in cocci/tests/"$name"/bad/* cocci/tests/"$name"/clean/*; do
@@ -111,7 +114,8 @@ for rule in cocci/*.cocci; do
 		# shellcheck disable=SC2046
 		grep -nF '/* expect-warning */' $(cat "$TMP/fx.list") /dev/null |
 			cut -d: -f1,2 | sort -u > "$TMP/fx.expected"
-		run_spatch "$rule" report "$TMP/fx.list" "$TMP/fx.out" -I cocci/tests
+		# shellcheck disable=SC2086
+		run_spatch "$rule" report "$TMP/fx.list" "$TMP/fx.out" $FIXTURE_INC
 		reported "$TMP/fx.out" > "$TMP/fx.got"
 		if [ -s "$TMP/fx.out.err" ] || stray "$TMP/fx.out" | grep -q .; then
 			nok "$label: unexpected output"
@@ -135,8 +139,8 @@ for rule in cocci/*.cocci; do
 		[ -e "$fixture" ] || continue
 		label="cocci $name: patch/$(basename "$fixture")"
 		rm -f "$TMP/fx.c"
-		# shellcheck disable=SC2046
-		"$SPATCH" --very-quiet -D patch $(options "$rule") -I cocci/tests \
+		# shellcheck disable=SC2046,SC2086
+		"$SPATCH" --very-quiet -D patch $(options "$rule") $FIXTURE_INC \
 			--sp-file "$rule" -o "$TMP/fx.c" "$fixture" \
 			> "$TMP/fx.out" 2> "$TMP/fx.out.err"
 		finish_spatch $? "$TMP/fx.out"

@@ -4,7 +4,7 @@
  * expect-warning comment: KVM_PREFETCH_AUTO produced outside the engine
  * (arch/x86/kvm/mmu/prefetch.c).
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static const enum kvm_prefetch_type default_origin = KVM_PREFETCH_AUTO; /* expect-warning */
 

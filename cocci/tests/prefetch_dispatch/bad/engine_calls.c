@@ -4,7 +4,7 @@
  * expect-warning comment: the engine run without a RET_PF_FIXED check,
  * from a second site, or from outside kvm_mmu_do_page_fault().
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t cr2_or_gpa,
 					u32 err,

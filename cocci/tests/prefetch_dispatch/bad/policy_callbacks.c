@@ -4,7 +4,7 @@
  * expect-warning comment: a policy's callbacks called outside the policy
  * core (here from a policy module, or from the x86 MMU).
  */
-#include "fixture.h"
+#include <linux/kvm_prefetch.h>
 
 static bool chained_window(const struct kvm_prefetch_state *st,
 			   const struct kvm_prefetch_fault *f,

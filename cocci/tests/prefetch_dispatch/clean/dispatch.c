@@ -4,7 +4,7 @@
  * dispatch site, after a RET_PF_FIXED check, and KVM_PREFETCH_AUTO only
  * compared against.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t cr2_or_gpa,
 					u32 err,

@@ -4,7 +4,7 @@
  * expect-warning comment: pfn lookups that can wait for I/O or fault a
  * page in, reached from the AUTO path's entry points.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static struct page *resolver_gup_nowait(unsigned long addr)
 {

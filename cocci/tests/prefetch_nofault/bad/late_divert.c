@@ -4,7 +4,7 @@
  * expect-warning comment: kvm_faultin_pfn() doing a waiting lookup on a
  * path that has not yet diverted AUTO faults.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static int kvm_faultin_pfn(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 {

@@ -5,7 +5,7 @@
  * kvm_faultin_pfn()'s waiting lookup, and waiting lookups in functions
  * the AUTO path does not reach.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static struct page *resolver_gup_nofault(unsigned long addr)
 {

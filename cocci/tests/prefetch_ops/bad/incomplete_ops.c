@@ -4,7 +4,7 @@
  * comment: ops tables without a name, an owner of THIS_MODULE or the
  * required window() callback.
  */
-#include "fixture.h"
+#include <linux/kvm_prefetch.h>
 
 static bool stride_window(const struct kvm_prefetch_state *st,
 			  const struct kvm_prefetch_fault *f,

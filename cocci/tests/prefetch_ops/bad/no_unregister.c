@@ -5,7 +5,7 @@
  * path (only on an error path, in a function the exit path does not
  * reach, or another policy than the one registered).
  */
-#include "fixture.h"
+#include <linux/kvm_prefetch.h>
 
 static bool stride_window(const struct kvm_prefetch_state *st,
 			  const struct kvm_prefetch_fault *f,

@@ -4,7 +4,7 @@
  * ops table, registered at init and unregistered in the __exit function
  * (directly, or through a helper it calls).
  */
-#include "fixture.h"
+#include <linux/kvm_prefetch.h>
 
 static bool stride_window(const struct kvm_prefetch_state *st,
 			  const struct kvm_prefetch_fault *f,

@@ -4,7 +4,7 @@
  * expect-warning comment: origins given as bool or integer literals,
  * comparisons and values of other types.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 void kvm_arch_async_page_ready(struct kvm_vcpu *vcpu, struct kvm_async_pf *work)
 {

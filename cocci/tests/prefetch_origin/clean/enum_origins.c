@@ -5,7 +5,7 @@
  * results).  Functions that take the enum as a parameter are reported
  * unless listed in ORIGIN_ARGS, so none here does.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static enum kvm_prefetch_type pick_origin(bool manual)
 {

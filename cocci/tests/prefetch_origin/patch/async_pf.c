@@ -4,7 +4,7 @@
  * callers become enumerators (async_pf.res is the expected result); a
  * true outside kvm_arch_async_page_ready() is ambiguous and stays.
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 void kvm_arch_async_page_ready(struct kvm_vcpu *vcpu, struct kvm_async_pf *work)
 {

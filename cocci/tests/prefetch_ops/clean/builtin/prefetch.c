@@ -5,7 +5,7 @@
  * and unregistered by kvm_prefetch_exit(), which the module's exit
  * function, in another file, calls.
  */
-#include "fixture.h"
+#include <kvm/prefetch.h>
 
 static bool prefetch_none_window(const struct kvm_prefetch_state *st,
 				 const struct kvm_prefetch_fault *f,

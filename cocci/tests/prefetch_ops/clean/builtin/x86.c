@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The module init and exit functions of the builtin fixture. */
-#include "fixture.h"
+#include <kvm/prefetch.h>
 
 static int __init kvm_x86_init(void)
 {

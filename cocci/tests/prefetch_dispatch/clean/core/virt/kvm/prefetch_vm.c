@@ -3,7 +3,7 @@
  * prefetch_dispatch.cocci must accept calls of a policy's callbacks in
  * the policy core (this file's path ends in virt/kvm/prefetch_vm.c).
  */
-#include "fixture.h"
+#include <kvm/prefetch.h>
 
 static struct kvm_prefetch_state *
 prefetch_state_create(const struct kvm_prefetch_ops *ops)

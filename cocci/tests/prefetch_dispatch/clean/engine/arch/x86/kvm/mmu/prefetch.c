@@ -3,7 +3,7 @@
  * prefetch_dispatch.cocci must accept KVM_PREFETCH_AUTO faults issued by
  * the engine (this file's path ends in arch/x86/kvm/mmu/prefetch.c).
  */
-#include "fixture.h"
+#include "mmu_internal.h"
 
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end)
 {
