@@ -84,6 +84,12 @@ static int prefetch_validate(const struct kvm_prefetch_ops *ops)
 		       ops->name);
 		return -EINVAL;
 	}
+	if (ops->default_nr_pages > KVM_PREFETCH_MAX_PAGES) {
+		pr_err("policy %s: default window of %u pages is above %u\n",
+		       ops->name, ops->default_nr_pages,
+		       KVM_PREFETCH_MAX_PAGES);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -92,8 +98,9 @@ static int prefetch_validate(const struct kvm_prefetch_ops *ops)
  * @ops: the policy; must stay valid until kvm_prefetch_unregister()
  *
  * Context: process context; takes a spinlock.
- * Return: 0, -EINVAL if @ops has a bad name or lacks a required hook, or
- * -EEXIST if a policy of that name is already registered.
+ * Return: 0, -EINVAL if @ops has a bad name, lacks a required hook or
+ * declares too large a default window, or -EEXIST if a policy of that name
+ * is already registered.
  */
 int kvm_prefetch_register(struct kvm_prefetch_ops *ops)
 {
@@ -459,7 +466,7 @@ static const struct kernel_param_ops prefetch_nr_pages_ops = {
 module_param_cb(prefetch_nr_pages, &prefetch_nr_pages_ops,
 		&prefetch_nr_pages, 0644);
 MODULE_PARM_DESC(prefetch_nr_pages,
-		 "Prefetch window of new VMs in 4 KiB pages (0 and 1: none)");
+		 "Prefetch window in 4 KiB pages of VMs that choose none, unless their policy declares its own (0 and 1: none)");
 
 static const char *const prefetch_gup_names[] = {
 	[KVM_PREFETCH_GUP_NOFAULT]	= "nofault",

@@ -19,6 +19,12 @@ static u32 prefetch_effective_nr_pages(u32 nr_pages)
 	return max_t(u32, nr_pages, 1);
 }
 
+/* The window of a VM that did not choose one: the policy's, or the default. */
+static u32 prefetch_default_window(const struct kvm_prefetch_ops *ops)
+{
+	return ops->default_nr_pages ?: kvm_prefetch_default_nr_pages();
+}
+
 static struct kvm_prefetch_state *
 prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 		      u32 nr_pages, u32 gup)
@@ -67,7 +73,7 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
 
-	st = prefetch_state_create(kvm, ops, kvm_prefetch_default_nr_pages(),
+	st = prefetch_state_create(kvm, ops, prefetch_default_window(ops),
 				   kvm_prefetch_default_gup());
 	if (IS_ERR(st)) {
 		kvm_prefetch_put_policy(ops);
@@ -176,13 +182,13 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	if (ret)
 		return ret;
 
-	nr_pages = prefetch_effective_nr_pages(p->nr_pages ?:
-					       kvm_prefetch_default_nr_pages());
-	gup = p->gup ?: kvm_prefetch_default_gup();
-
 	ops = kvm_prefetch_get_policy(p->name);
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
+
+	nr_pages = prefetch_effective_nr_pages(p->nr_pages ?:
+					       prefetch_default_window(ops));
+	gup = p->gup ?: kvm_prefetch_default_gup();
 
 	mutex_lock(&kvm->lock);
 	old = rcu_dereference_protected(kvm->prefetch,

@@ -90,6 +90,12 @@ struct kvm_prefetch_state {
  *	policy.  May sleep.  Return 0 or -errno.
  * @release: (optional) free @st->priv.  Called after a grace period, when
  *	no fault can still be in @window with this state.  May sleep.
+ * @default_nr_pages: (optional) the VM's window when it comes from a
+ *	default (KVM_SET_PREFETCH_POLICY with nr_pages 0, or a new VM that
+ *	starts with the kvm.prefetch_policy default): the window of a
+ *	fixed-window policy, or the most a policy whose window adapts may
+ *	grow to.  At most KVM_PREFETCH_MAX_PAGES; 0 means the
+ *	kvm.prefetch_nr_pages default.  An explicit nr_pages always wins.
  * @name: unique name, 1-15 characters of [a-z0-9_-]
  * @owner: THIS_MODULE
  * @list: registry linkage, owned by the core
@@ -100,6 +106,7 @@ struct kvm_prefetch_ops {
 		       struct kvm_prefetch_window *w);
 	int (*init)(struct kvm_prefetch_state *st);
 	void (*release)(struct kvm_prefetch_state *st);
+	u32 default_nr_pages;
 
 	char name[KVM_PREFETCH_POLICY_NAME_MAX];
 	struct module *owner;

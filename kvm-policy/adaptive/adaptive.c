@@ -73,6 +73,7 @@ static struct kvm_prefetch_ops adaptive_ops = {
 	.window		= adaptive_window,
 	.init		= adaptive_init,
 	.release	= adaptive_release,
+	.default_nr_pages = ADAPTIVE_MAX_PAGES,
 	.name		= "adaptive",
 	.owner		= THIS_MODULE,
 };

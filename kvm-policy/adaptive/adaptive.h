@@ -10,6 +10,12 @@
 #define ADAPTIVE_STREAMS	64	/* per VM; vCPUs beyond share */
 #define ADAPTIVE_INIT_PAGES	4	/* first window of a stream */
 #define ADAPTIVE_FULL_TO_GROW	4	/* full windows before growing past a chunk */
+/*
+ * The most the window grows to unless the VMM caps it: 2 MiB, the largest
+ * chunk restore handlers populate at once and the size of a huge page, so
+ * one fault per chunk is reachable without anyone knowing the chunk size.
+ */
+#define ADAPTIVE_MAX_PAGES	512
 
 /*
  * One vCPU's access stream.  @last is the gfn of the last fault, @win_end

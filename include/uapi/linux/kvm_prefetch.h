@@ -32,7 +32,7 @@ struct kvm_pre_fault_memory {
 
 struct kvm_prefetch_policy {
 	char  name[KVM_PREFETCH_POLICY_NAME_MAX];	/* NUL-terminated */
-	__u32 nr_pages;		/* window in 4 KiB pages; 0 = the sysfs default */
+	__u32 nr_pages;		/* window in 4 KiB pages; 0 = the default */
 	__u32 gup;		/* KVM_PREFETCH_GUP_* */
 	__u32 flags;		/* must be 0 */
 	__u32 pad;		/* must be 0 */
