@@ -223,7 +223,7 @@ demo: initramfs
 
 include tests/bench/bench.mk
 
-static: modules cocci sparse checkpatch
+static: modules cocci policy-build sparse checkpatch
 
 # Every layer ends its output with "N passed, N failed[, N skipped]";
 # the last line of "make check" adds them up.

@@ -9,12 +9,16 @@
 #                     that the unpatched build does not have
 #   make checkpatch   checkpatch.pl over the "make patches" series and
 #                     over our own files
+#   make policy-build the policy module of cocci/tests/policy_build, built
+#                     like kvm-policy/adaptive: with KVM-internal calls it
+#                     must not compile or link, with the policy API only
+#                     it must build
 #
 # Each writes its output to $(RESULTS)/<target>.txt too, ending with
 # "<target>: N passed, N failed".  With NOBUILD=1 they use the tree (and
 # patch series) already built.
 
-.PHONY: cocci sparse checkpatch
+.PHONY: cocci sparse checkpatch policy-build
 
 # Policy modules are built outside the KVM tree: check them from here.
 COCCI_EXTRA_FILES = $(abspath $(wildcard kvm-policy/*/*.c kvm-policy/*/*.h))
@@ -45,3 +49,8 @@ checkpatch: deps $(if $(NOBUILD),,patches)
 	@mkdir -p $(RESULTS)
 	@CHECKPATCH_IGNORE=$(CHECKPATCH_IGNORE) cocci/run-checkpatch.sh $(PRISTINE)/scripts/checkpatch.pl \
 		$(BUILD)/patches $(CHECKPATCH_FILES) | tee $(RESULTS)/checkpatch.txt
+
+policy-build: deps $(MODULES_DEP)
+	@mkdir -p $(RESULTS)
+	@cocci/run-policy-build.sh $(KHEADERS) $(TREE) $(BUILD)/policy-build | \
+		tee $(RESULTS)/policy-build.txt
