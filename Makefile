@@ -202,10 +202,11 @@ RESULTS ?= $(BUILD)/results
 comma := ,
 space := $(subst ,, )
 
-unit: deps
+# The unit tests' shim takes kernel helpers from the extracted tools/include.
+unit: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 	@mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory -C tests/unit BUILD=$(BUILD)/unit | \
-		tee $(RESULTS)/unit.txt
+	@$(MAKE) --no-print-directory -C tests/unit BUILD=$(BUILD)/unit \
+		KERNEL_TOOLS=$(PRISTINE)/tools | tee $(RESULTS)/unit.txt
 
 initramfs: $(MODULES_DEP) tests-vm
 	KMODDIR=$(KMODDIR) BUILD=$(BUILD) VMDIR=$(VMDIR) tests/vm/mkinitramfs.sh

@@ -45,7 +45,7 @@ static long fake_pre_fault(struct kvm_vcpu *v, struct kvm_pre_fault_memory *rang
 		return -ELOOP;	/* the loop ran away */
 	if (arch.scripted)
 		return i < 8 ? arch.script[i] : -ELOOP;
-	return min(range->size, arch.chunk);
+	return min_t(u64, range->size, arch.chunk);
 }
 
 static void setup(void)

@@ -22,7 +22,7 @@ struct kvm_vcpu;
 struct kvm_pre_fault_memory;
 
 enum shim_log_level {
-	SHIM_LOG_ERR, SHIM_LOG_WARN, SHIM_LOG_NOTICE, SHIM_LOG_INFO,
+	SHIM_LOG_ERR, SHIM_LOG_WARN, SHIM_LOG_NOTICE,
 	SHIM_LOG_DEBUG, SHIM_LOG_NR,
 };
 
@@ -65,7 +65,6 @@ struct shim_state {
 	int module_refs;		/* references taken and not dropped */
 	int allocs;			/* kzalloc() not yet kfree()d */
 	int page_refs;			/* pages returned by GUP, not yet put */
-	int capable_calls;
 	int last_capable;
 	int request_module_calls;
 	char request_module_name[64];
@@ -135,7 +134,6 @@ static inline void shim_might_sleep(const char *what, const char *file,
 		shim_violation(file, line, "%s may sleep but spinlocks=%d rcu=%d",
 			       what, shim.spin_depth, shim.rcu_depth);
 }
-#define might_sleep()	shim_might_sleep("might_sleep()", __FILE__, __LINE__)
 
 /* The log as a string, and whether it contains @s. */
 static inline bool shim_log_has(const char *s)

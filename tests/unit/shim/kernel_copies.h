@@ -37,8 +37,6 @@ typedef hfn_t kvm_pfn_t;
 #define KVM_PFN_ERR_NOSLOT_MASK	(0xfffULL << 52)
 #define KVM_PFN_NOSLOT		(0x1ULL << 63)
 #define KVM_PFN_ERR_FAULT	(KVM_PFN_ERR_MASK)
-#define KVM_PFN_ERR_HWPOISON	(KVM_PFN_ERR_MASK + 1)
-#define KVM_PFN_ERR_RO_FAULT	(KVM_PFN_ERR_MASK + 2)
 
 /* arch/x86/include/asm/page_64_types.h: __PAGE_OFFSET_BASE_L4 */
 #define PAGE_OFFSET		0xffff888000000000UL
@@ -133,66 +131,9 @@ static inline unsigned long gfn_to_hva_memslot_prot(struct kvm_memory_slot *slot
 	return hva;
 }
 
-/*
- * lib/ctype.c and include/linux/ctype.h.  Unlike glibc's, the kernel's
- * table classifies Latin-1: 0xdf-0xf6 and 0xf8-0xff are lower case.
- */
-#define _U	0x01	/* upper */
-#define _L	0x02	/* lower */
-#define _D	0x04	/* digit */
-#define _C	0x08	/* cntrl */
-#define _P	0x10	/* punct */
-#define _S	0x20	/* white space (space/lf/tab) */
-#define _X	0x40	/* hex digit */
-#define _SP	0x80	/* hard space (0x20) */
-
-static const unsigned char _ctype[] = {
-_C,_C,_C,_C,_C,_C,_C,_C,				/* 0-7 */
-_C,_C|_S,_C|_S,_C|_S,_C|_S,_C|_S,_C,_C,			/* 8-15 */
-_C,_C,_C,_C,_C,_C,_C,_C,				/* 16-23 */
-_C,_C,_C,_C,_C,_C,_C,_C,				/* 24-31 */
-_S|_SP,_P,_P,_P,_P,_P,_P,_P,				/* 32-39 */
-_P,_P,_P,_P,_P,_P,_P,_P,				/* 40-47 */
-_D,_D,_D,_D,_D,_D,_D,_D,				/* 48-55 */
-_D,_D,_P,_P,_P,_P,_P,_P,				/* 56-63 */
-_P,_U|_X,_U|_X,_U|_X,_U|_X,_U|_X,_U|_X,_U,		/* 64-71 */
-_U,_U,_U,_U,_U,_U,_U,_U,				/* 72-79 */
-_U,_U,_U,_U,_U,_U,_U,_U,				/* 80-87 */
-_U,_U,_U,_P,_P,_P,_P,_P,				/* 88-95 */
-_P,_L|_X,_L|_X,_L|_X,_L|_X,_L|_X,_L|_X,_L,		/* 96-103 */
-_L,_L,_L,_L,_L,_L,_L,_L,				/* 104-111 */
-_L,_L,_L,_L,_L,_L,_L,_L,				/* 112-119 */
-_L,_L,_L,_P,_P,_P,_P,_C,				/* 120-127 */
-0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,			/* 128-143 */
-0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,			/* 144-159 */
-_S|_SP,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,	/* 160-175 */
-_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,_P,	/* 176-191 */
-_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,_U,	/* 192-207 */
-_U,_U,_U,_U,_U,_U,_U,_P,_U,_U,_U,_U,_U,_U,_U,_L,	/* 208-223 */
-_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,_L,	/* 224-239 */
-_L,_L,_L,_L,_L,_L,_L,_P,_L,_L,_L,_L,_L,_L,_L,_L};	/* 240-255 */
-
-#undef islower
-#undef isdigit
-#undef isxdigit
-#define __ismask(x)	(_ctype[(int)(unsigned char)(x)])
-#define islower(c)	((__ismask(c)&(_L)) != 0)
-#define isxdigit(c)	((__ismask(c)&(_D|_X)) != 0)
-static inline int isdigit(int c)
-{
-	return '0' <= c && c <= '9';
-}
-static inline unsigned char _tolower(const unsigned char c)
-{
-	return c | 0x20;
-}
-
-/* include/linux/log2.h (the non-constant branch) */
-static inline int fls_long(unsigned long l)
-{
-	return l ? 64 - __builtin_clzl(l) : 0;
-}
-#define rounddown_pow_of_two(n)	(1UL << (fls_long(n) - 1))
+/* include/linux/minmax.h (tools/include has min_t() and max_t() only) */
+#define min3(x, y, z)	min((typeof(x))min(x, y), z)
+#define clamp_t(type, val, lo, hi)	min_t(type, max_t(type, val, lo), hi)
 
 /* lib/string.c (semantics; the kernel's copies a word at a time) */
 static inline ssize_t strscpy(char *dest, const char *src, size_t count)
@@ -239,7 +180,7 @@ static inline void *memchr_inv(const void *start, int c, size_t bytes)
 	return NULL;
 }
 
-/* lib/kstrtox.c */
+/* lib/kstrtox.c; isxdigit() and _tolower() are glibc's, for ASCII the kernel's */
 #define KSTRTOX_OVERFLOW	(1U << 31)
 
 static inline const char *_parse_integer_fixup_radix(const char *s,

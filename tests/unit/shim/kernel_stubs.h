@@ -9,6 +9,7 @@
 #ifndef __SHIM_KERNEL_STUBS_H
 #define __SHIM_KERNEL_STUBS_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -19,59 +20,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <linux/types.h>	/* __u8 ... __u64 for the uAPI header */
+
+/*
+ * The kernel's own userspace copies (tools/include of the extracted
+ * tree): types, compiler helpers, READ_ONCE()/WRITE_ONCE(), min()/max(),
+ * container_of(), ERR_PTR(), lists, log2 and alignment helpers.
+ */
+#include <linux/align.h>
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/types.h>
 
 #include "control.h"
 
-/* ---- types and annotations ---------------------------------------- */
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int8_t s8;
-typedef int64_t s64;
-typedef unsigned int gfp_t;
-
-#define __user
-#define __rcu
-#define __init
-#define __exit
-#define __must_check
-#define likely(x)	__builtin_expect(!!(x), 1)
-#define unlikely(x)	__builtin_expect(!!(x), 0)
-
-#define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
-#define WRITE_ONCE(x, val)	do { *(volatile typeof(x) *)&(x) = (val); } while (0)
-
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define BIT(nr)			(1UL << (nr))
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
-#define min(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
-#define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
-#define min_t(t, a, b)	({ t _a = (a); t _b = (b); _a < _b ? _a : _b; })
-#define max_t(t, a, b)	({ t _a = (a); t _b = (b); _a > _b ? _a : _b; })
-#define min3(a, b, c)	min(min(a, b), c)
-
-#define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
-
-#define EXPORT_SYMBOL(sym)	extern typeof(sym) sym
-#define EXPORT_SYMBOL_GPL(sym)	extern typeof(sym) sym
-
-/* ---- errors in pointers ------------------------------------------- */
-
-#define MAX_ERRNO	4095
-#define IS_ERR_VALUE(x)	((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
-
-static inline void *ERR_PTR(long error) { return (void *)error; }
-static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
-static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
-static inline bool IS_ERR_OR_NULL(const void *ptr)
-{
-	return !ptr || IS_ERR_VALUE(ptr);
-}
+#define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
 /* ---- warnings and printk ------------------------------------------ */
 
@@ -89,7 +56,7 @@ static inline bool IS_ERR_OR_NULL(const void *ptr)
 #define WARN_ON_ONCE(cond)	WARN_ON(cond)
 
 static const char *const shim_log_names[SHIM_LOG_NR] = {
-	"err", "warn", "notice", "info", "debug",
+	"err", "warn", "notice", "debug",
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -117,53 +84,7 @@ static inline void shim_printk(enum shim_log_level level, const char *fmt, ...)
 #define pr_err(fmt, ...)	shim_printk(SHIM_LOG_ERR, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_warn(fmt, ...)	shim_printk(SHIM_LOG_WARN, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_notice(fmt, ...)	shim_printk(SHIM_LOG_NOTICE, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_info(fmt, ...)	shim_printk(SHIM_LOG_INFO, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	shim_printk(SHIM_LOG_DEBUG, pr_fmt(fmt), ##__VA_ARGS__)
-
-/* ---- lists (the _rcu variants are the plain ones, checked) --------- */
-
-struct list_head {
-	struct list_head *next, *prev;
-};
-
-#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
-#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
-#define LIST_POISON1		((void *)0x100)
-#define LIST_POISON2		((void *)0x122)
-
-static inline void INIT_LIST_HEAD(struct list_head *list)
-{
-	list->next = list;
-	list->prev = list;
-}
-
-static inline bool list_empty(const struct list_head *head)
-{
-	return head->next == head;
-}
-
-static inline void list_add_tail(struct list_head *new, struct list_head *head)
-{
-	new->prev = head->prev;
-	new->next = head;
-	head->prev->next = new;
-	head->prev = new;
-}
-
-static inline void list_del(struct list_head *entry)
-{
-	entry->prev->next = entry->next;
-	entry->next->prev = entry->prev;
-	entry->next = LIST_POISON1;
-	entry->prev = LIST_POISON2;
-}
-
-#define list_entry(ptr, type, member)	container_of(ptr, type, member)
-
-#define list_for_each_entry(pos, head, member)				\
-	for (pos = list_entry((head)->next, typeof(*pos), member);	\
-	     &pos->member != (head);					\
-	     pos = list_entry(pos->member.next, typeof(*pos), member))
 
 /* ---- locks, checked for balance and context ------------------------ */
 
@@ -249,6 +170,7 @@ static inline void shim_rcu_check(bool ok, const char *what, const char *file,
 
 #define rcu_read_lock()		((void)shim.rcu_depth++)
 #define rcu_read_unlock()	shim_rcu_read_unlock(__FILE__, __LINE__)
+#undef synchronize_rcu		/* tools' <linux/kernel.h>: a no-op */
 #define synchronize_rcu()	shim_synchronize_rcu(__FILE__, __LINE__)
 
 #define rcu_dereference(p) ({						\
@@ -267,21 +189,17 @@ static inline void shim_rcu_check(bool ok, const char *what, const char *file,
 	(p) = (v);							\
 } while (0)
 
-static inline void list_add(struct list_head *new, struct list_head *head)
-{
-	new->next = head->next;
-	new->prev = head;
-	head->next->prev = new;
-	head->next = new;
-}
-
-#define list_add_rcu(new, head)		list_add(new, head)
+/*
+ * RCU lists are the plain ones of tools/include (one thread, no reordering
+ * to guard against); the walk checks that the reader is in an RCU read
+ * section or holds the lock named by the optional lockdep condition.
+ */
 #define list_add_tail_rcu(new, head)	list_add_tail(new, head)
+
+/* include/linux/rculist.h: readers may still follow ->next. */
 static inline void list_del_rcu(struct list_head *entry)
 {
-	/* Like the kernel's: readers may still follow ->next. */
-	entry->prev->next = entry->next;
-	entry->next->prev = entry->prev;
+	__list_del_entry(entry);
 	entry->prev = LIST_POISON2;
 }
 
@@ -290,10 +208,8 @@ static inline void list_del_rcu(struct list_head *entry)
 	shim_rcu_check((cond) || shim.rcu_depth > 0,			\
 		       "list_for_each_entry_rcu()", __FILE__, __LINE__)
 #define list_for_each_entry_rcu(pos, head, member, cond...)		\
-	for (__shim_list_check_rcu(dummy, ## cond, 0),			\
-	     pos = list_entry((head)->next, typeof(*pos), member);	\
-	     &pos->member != (head);					\
-	     pos = list_entry(pos->member.next, typeof(*pos), member))
+	list_for_each_entry(pos, ({ __shim_list_check_rcu(dummy, ## cond, 0); \
+				    (head); }), member)
 
 /* ---- SRCU, vCPUs, tasks -------------------------------------------- */
 
@@ -401,7 +317,6 @@ static inline int shim_module_unload(struct module *m, void (*exit_fn)(void))
 
 static inline bool capable(int cap)
 {
-	shim.capable_calls++;
 	shim.last_capable = cap;
 	return cap < 64 && (shim.caps >> cap) & 1;
 }
@@ -425,8 +340,6 @@ static inline int shim_request_module(const char *fmt, ...)
 
 /* ---- memory -------------------------------------------------------- */
 
-#define GFP_KERNEL		0x0cc0u
-#define GFP_KERNEL_ACCOUNT	(GFP_KERNEL | 0x400000u)
 #define PAGE_SHIFT		12
 #define PAGE_SIZE		(1UL << PAGE_SHIFT)
 #define PAGE_MASK		(~(PAGE_SIZE - 1))

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shim: min_t()/max_t() come from kernel_stubs.h; clamp_t() as in the kernel. */
-#include "../kernel_stubs.h"
-#ifndef clamp_t
-#define clamp_t(type, val, lo, hi)	min_t(type, max_t(type, val, lo), hi)
+/*
+ * <linux/minmax.h>, which adaptive.h includes: min()/max() come from
+ * tools/include, min3() and clamp_t() from kernel_copies.h, all through
+ * the shim's prefetch_internal.h, included first.
+ */
+#ifndef __KVM_PREFETCH_INTERNAL_H
+#error "include the shim's prefetch_internal.h first"
 #endif
