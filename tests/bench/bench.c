@@ -17,7 +17,8 @@
  *   auto-512    ours, auto, nr_pages 512
  *   async-C     ours, async, nr_pages C/4KiB (nothing to do here)
  *   manual-C    ours, manual, nr_pages C/4KiB (nothing to do here)
- *   adaptive-512 and every further registered policy, nr_pages 512
+ *   adaptive    ours, adaptive, nr_pages 0: untuned, its own default
+ *               window (512); every further registered policy, nr_pages 512
  *
  * and each run also times a second pass over the then populated and
  * mapped memory (the limit). Extras: the same pass over memory populated
@@ -26,7 +27,7 @@
  * vCPU (policies none and auto-C, 64 KiB chunks, M MiB), and random
  * access: the guest writes N distinct pages of small_mib MiB (populated
  * up front) in a random order seeded with the round, under none, auto-8
- * and adaptive-512 (how much each maps that is never touched).
+ * and adaptive (how much each maps that is never touched).
  *
  * Except for the multi-vCPU variant, the vCPU thread and the handler
  * thread are pinned to one CPU (pin=N, -1: not pinned): a cross-CPU
@@ -128,7 +129,7 @@ static void cfgs_init(void)
 	cfg_add("auto-512", "auto", 512, nofault);
 	cfg_add("async-C", "async", -1, nofault);
 	cfg_add("manual-C", "manual", -1, nofault);
-	cfg_add("adaptive-512", "adaptive", 512, nofault);
+	cfg_add("adaptive", "adaptive", 0, nofault);
 
 	if (ktsys_read_line(KTSYS_P_AVAILABLE, avail, sizeof(avail))) {
 		kt_fail("cannot read %s: our modules are not loaded",
@@ -384,7 +385,7 @@ static void use_modules(const char *which)
 
 /*
  * ktsys_guard()'s restore cannot unload kvm.ko while a policy module
- * (autoloaded by adaptive-512) pins it: an outer parent unloads policy
+ * (autoloaded by adaptive) pins it: an outer parent unloads policy
  * modules and restores our modules if the benchmark failed.
  */
 static void outer_guard(void)
@@ -480,7 +481,7 @@ int main(int argc, char **argv)
 					0, small_mib, 1, round);
 				run_one(src, K_RANDOM, cfg_find("auto-8"), NULL,
 					0, small_mib, 1, round);
-				run_one(src, K_RANDOM, cfg_find("adaptive-512"),
+				run_one(src, K_RANDOM, cfg_find("adaptive"),
 					NULL, 0, small_mib, 1, round);
 			}
 			for (i = 0; i < nr_chunks; i++) {
