@@ -11,14 +11,9 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t cr2_or_gpa,
 					enum kvm_prefetch_type prefetch_type,
 					int *emulation_type, u8 *level)
 {
-	struct kvm_page_fault fault = {
-		.addr = cr2_or_gpa,
-		.error_code = err,
-		.prefetch_type = prefetch_type,
-	};
-	int r;
+	struct kvm_page_fault fault = { .addr = cr2_or_gpa };
+	int r = kvm_mmu_page_fault_body(vcpu, &fault);
 
-	r = kvm_mmu_page_fault_body(vcpu, &fault);
 	if (r == RET_PF_FIXED && prefetch_type != KVM_PREFETCH_AUTO)
 		kvm_mmu_prefetch(vcpu, &fault);
 	if (r == RET_PF_FIXED)

@@ -6,12 +6,7 @@
  */
 #include <linux/kvm_prefetch.h>
 
-static bool stride_window(const struct kvm_prefetch_state *st,
-			  const struct kvm_prefetch_fault *f,
-			  struct kvm_prefetch_window *w)
-{
-	return false;
-}
+#include "fixture_policy.h"
 
 static struct kvm_prefetch_ops no_owner = { /* expect-warning */
 	.window	= stride_window,

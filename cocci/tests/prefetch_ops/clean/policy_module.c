@@ -6,12 +6,13 @@
  */
 #include <linux/kvm_prefetch.h>
 
-static bool stride_window(const struct kvm_prefetch_state *st,
-			  const struct kvm_prefetch_fault *f,
-			  struct kvm_prefetch_window *w)
-{
-	return false;
-}
+#include "fixture_policy.h"
+
+static struct kvm_prefetch_ops stride2_ops = {
+	.owner	= THIS_MODULE,
+	.name	= "stride2",
+	.window	= stride_window,
+};
 
 static int stride_init_vm(struct kvm_prefetch_state *st)
 {
@@ -23,12 +24,6 @@ static struct kvm_prefetch_ops stride_ops = {
 	.init	= stride_init_vm,
 	.name	= "stride",
 	.owner	= THIS_MODULE,
-};
-
-static struct kvm_prefetch_ops stride2_ops = {
-	.owner	= THIS_MODULE,
-	.name	= "stride2",
-	.window	= stride_window,
 };
 
 static void stride2_remove(void)
