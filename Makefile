@@ -11,6 +11,9 @@
 #   make demo      a short, readable tour (README's main command)
 #   make patches   our change as a format-patch series against Debian's source
 #   make clean
+#
+# The recipes that are more than a few lines are scripts in scripts/;
+# scripts/layout.sh says where each of our files lives in the kernel tree.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -61,8 +64,6 @@ KIMAGE = /boot/vmlinuz-$(ABI)
 KMODDIR = /lib/modules/$(ABI)
 SRC_TARBALL = /usr/src/linux-source-6.1.tar.xz
 
-OVERLAY_FILES := $(shell find kvm-policy include arch -type f \
-	\( -name '*.c' -o -name '*.h' \) 2>/dev/null | LC_ALL=C sort)
 PATCHES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' arch/x86/series)
 
 all: modules
@@ -166,19 +167,9 @@ uapi:
 			rm $(BUILD)/uapi/$$h.new || mv $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h; \
 	done
 
-# Our own files, mapped to where they live upstream.
+# Our own files, where they live upstream (scripts/layout.sh).
 overlay:
-	@for f in $(OVERLAY_FILES); do \
-		case $$f in \
-		kvm-policy/*/*) continue ;; \
-		kvm-policy/*) dst=virt/kvm/$${f#kvm-policy/} ;; \
-		arch/x86/kvm/*) dst=$$f ;; \
-		include/*) dst=$$f ;; \
-		*) continue ;; \
-		esac; \
-		mkdir -p $(STAGE)/$$(dirname $$dst); \
-		cp $$f $(STAGE)/$$dst; \
-	done
+	@scripts/layout.sh overlay $(STAGE)
 
 # ---------------------------------------------------------------- tests
 

@@ -21,7 +21,7 @@
 .PHONY: cocci sparse checkpatch policy-build
 
 # Policy modules are built outside the KVM tree: check them from here.
-COCCI_EXTRA_FILES = $(abspath $(wildcard kvm-policy/*/*.c kvm-policy/*/*.h))
+COCCI_EXTRA_FILES = $(abspath $(shell scripts/layout.sh policy-sources))
 
 cocci: deps $(MODULES_DEP)
 	@mkdir -p $(RESULTS)

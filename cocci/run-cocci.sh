@@ -64,11 +64,13 @@ stray() {
 }
 
 # ---- the tree ---------------------------------------------------------
+# Our headers, at the paths scripts/layout.sh gives them in the tree.
+OUR_HEADERS=$(cd "$COCCI/.." && scripts/layout.sh kvm-sources |
+	awk '$2 ~ /^include\// { print $2 }') || exit 2
 cd "$TREE" || exit 2
 { find arch/x86/kvm virt/kvm -name '*.[ch]' ! -name '*.mod.c'
-  ls include/linux/kvm_prefetch.h include/kvm/prefetch.h \
-     include/uapi/linux/kvm_prefetch.h \
-     include/linux/kvm_host.h arch/x86/include/asm/kvm_host.h
+  # shellcheck disable=SC2086
+  ls $OUR_HEADERS include/linux/kvm_host.h arch/x86/include/asm/kvm_host.h
   [ $# -eq 0 ] || printf '%s\n' "$@"
 } | LC_ALL=C sort > "$TMP/tree.list"
 TREE_INC="-I $TREE/include -I $TREE/arch/x86/include -I $TREE/include/uapi

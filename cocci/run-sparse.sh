@@ -19,10 +19,10 @@ PRISTINE=$3
 KBUILD_OOT=$4
 WORK=$5
 JOBS=$(nproc)
-OURS="virt/kvm/prefetch.c virt/kvm/prefetch_vm.c virt/kvm/prefetch_pfn.c
-virt/kvm/pre_fault.c virt/kvm/prefetch_internal.h arch/x86/kvm/mmu/prefetch.c
-include/linux/kvm_prefetch.h include/kvm/prefetch.h
-include/uapi/linux/kvm_prefetch.h"
+SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
+# Our files, at their paths in the tree.
+OURS=$(cd "$SCRIPTS/.." && scripts/layout.sh kvm-sources | cut -d' ' -f2) ||
+	exit 2
 
 mkdir -p "$WORK/sparse-logs"
 WORK=$(cd "$WORK" && pwd)

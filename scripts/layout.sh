@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where this repository's files live in the kernel tree, written once.
+# The overlay of "make modules", "make patches" and the static checks
+# all take their paths from here:
+#
+#	kvm-policy/		virt/kvm/
+#	include/		include/
+#	arch/x86/kvm/		arch/x86/kvm/
+#	sysfs-docs/ABI/		Documentation/ABI/testing/
+#	sysfs-docs/*.rst	Documentation/virt/kvm/
+#
+# Usage, from the top of the repository:
+#   layout.sh path <file>...	the tree path of each file
+#   layout.sh kvm-sources	kvm.ko's own sources: "<file> <tree path>"
+#				per line (what the overlay copies)
+#   layout.sh policy-sources	the sources of the policy modules in
+#				kvm-policy/*/, built outside the tree
+#   layout.sh overlay <tree>	copy kvm.ko's sources into <tree>
+#   layout.sh series		the hook patches of arch/x86/series, in order
+# Sourced, it defines the kp_* functions below.
+
+# kp_tree_path <file>: print where <file> lives in the kernel tree; fail
+# for a file that has no home there.
+kp_tree_path() {
+	case $1 in
+	kvm-policy/*)		echo "virt/kvm/${1#kvm-policy/}" ;;
+	include/*)		echo "$1" ;;
+	arch/x86/kvm/*)		echo "$1" ;;
+	sysfs-docs/ABI/*)	echo "Documentation/ABI/testing/${1#sysfs-docs/ABI/}" ;;
+	sysfs-docs/*.rst)	echo "Documentation/virt/kvm/${1#sysfs-docs/}" ;;
+	*)			return 1 ;;
+	esac
+}
+
+# C sources and headers under the given directories, sorted.
+kp_c_files() {
+	find "$@" -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null |
+		LC_ALL=C sort
+}
+
+# kvm.ko's own sources with their tree paths.  Policy modules (the
+# subdirectories of kvm-policy/) are built outside the tree.
+kp_kvm_sources() {
+	local f dst
+	for f in $(kp_c_files kvm-policy include arch); do
+		case $f in kvm-policy/*/*) continue ;; esac
+		dst=$(kp_tree_path "$f") || continue
+		echo "$f $dst"
+	done
+}
+
+kp_policy_sources() {
+	kp_c_files kvm-policy/*/
+}
+
+# kp_overlay <tree>: copy kvm.ko's sources into <tree>.
+kp_overlay() {
+	local f dst
+	kp_kvm_sources | while read -r f dst; do
+		mkdir -p "$1/$(dirname "$dst")"
+		cp "$f" "$1/$dst"
+	done
+}
+
+# The hook patches, in the order of arch/x86/series (comments and blank
+# lines dropped), relative to the top of the repository.
+kp_series() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|arch/x86/|' \
+		arch/x86/series
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -eo pipefail
+	cmd=${1:-}
+	shift || true
+	case $cmd in
+	path)
+		for f in "$@"; do
+			kp_tree_path "$f" || {
+				echo "layout.sh: $f has no home in the tree" >&2
+				exit 1
+			}
+		done ;;
+	kvm-sources)	kp_kvm_sources ;;
+	policy-sources)	kp_policy_sources ;;
+	overlay)	kp_overlay "$1" ;;
+	series)		kp_series ;;
+	*)
+		sed -n '/^# Usage/,/^# Sourced/s/^# \{0,1\}//p' "$0" >&2
+		exit 2 ;;
+	esac
+fi
