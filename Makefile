@@ -64,25 +64,10 @@ KIMAGE = /boot/vmlinuz-$(ABI)
 KMODDIR = /lib/modules/$(ABI)
 SRC_TARBALL = /usr/src/linux-source-6.1.tar.xz
 
-PATCHES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' arch/x86/series)
-
 all: modules
 
 deps:
-	@missing=""; \
-	for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-			grep -q '^install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing:$$missing"; \
-		if [ "$$(id -u)" != 0 ]; then \
-			echo "deps: missing packages and not root" >&2; exit 1; \
-		fi; \
-		apt-get update -qq; \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends $$missing >/dev/null; \
-	fi
+	@scripts/deps.sh $(DEB_PKGS)
 
 versions: deps
 	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from linux-image-amd64" >&2; exit 1; }
@@ -112,21 +97,10 @@ $(BUILD)/.pristine-%:
 modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 	rm -rf $(STAGE)
 	cp -a $(PRISTINE) $(STAGE)
-	@for p in $(PATCHES); do \
-		if ! out=$$(patch -p1 -d $(STAGE) --forward --batch \
-				--no-backup-if-mismatch -r - < arch/x86/$$p 2>&1); then \
-			echo "$$out" >&2; \
-			echo "ERROR: patch arch/x86/$$p does not apply:" >&2; \
-			echo "$$out" | awk '/^patching file / { f = $$3 } \
-				/FAILED|can.t find file|malformed/ { print "  file: " f ": " $$0 }' >&2; \
-			exit 1; \
-		fi; \
-	done
+	@scripts/apply-series.sh $(STAGE)
 	@$(MAKE) --no-print-directory overlay
-	{ cat arch/x86/Kbuild.oot; \
-	  sed -e 's|$$(srctree)/arch/x86/kvm|$$(src)|g' \
-	      -e 's|$$(srctree)/virt/kvm|$$(KVM_TREE)/virt/kvm|g' \
-	      $(STAGE)/arch/x86/kvm/Makefile; } > $(STAGE)/arch/x86/kvm/Kbuild
+	scripts/write-kbuild.sh arch/x86/Kbuild.oot $(STAGE)/arch/x86/kvm/Makefile \
+		> $(STAGE)/arch/x86/kvm/Kbuild
 	mkdir -p $(TREE)
 	rsync -rc $(STAGE)/ $(TREE)/
 	$(MAKE) -C $(KHEADERS) M=$(TREE)/arch/x86/kvm -j$(shell nproc) modules
@@ -232,55 +206,11 @@ check: deps
 
 # ---------------------------------------------------------------- patches
 
-# Our change as a mail-ready series against Debian's pristine source.  The
-# new files come first (nothing builds them yet), then the hook patches,
-# so every step of the series builds.  Upstream homes: kvm-policy/ ->
-# virt/kvm/, sysfs-docs/ -> Documentation/.
-GIT_ID := -c user.name="kvm-prefetch dev" -c user.email=dev@kvm-prefetch.invalid
+# Our change as a mail-ready series against Debian's pristine source
+# (scripts/make-patches.sh says how it is cut).
 PG := $(BUILD)/patches-git
 patches: modules
-	rm -rf $(PG) $(BUILD)/patches
-	mkdir -p $(PG) $(BUILD)/patches
-	cp -a $(PRISTINE)/. $(PG)/
-	cd $(PG) && git init -q && git add -A && \
-		git $(GIT_ID) commit -qm "Debian linux-source-6.1 $(SRC_VERSION)"
-	mkdir -p $(PG)/include/linux $(PG)/include/uapi/linux
-	cp include/linux/kvm_prefetch.h $(PG)/include/linux/
-	cp include/uapi/linux/kvm_prefetch.h $(PG)/include/uapi/linux/
-	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
-		-m "KVM: add the prefetch policy API headers" \
-		-m "$$(echo '<linux/kvm_prefetch.h>: fault origins, the ops table a prefetch policy registers and the per-VM state it sees.  <uapi/linux/kvm_prefetch.h>: KVM_SET/GET_PREFETCH_POLICY, KVM_CAP_PREFETCH_POLICY and the KVM_PRE_FAULT_MEMORY ABI (upstream'\''s numbers).' | fmt -w 72)"
-	cp kvm-policy/*.[ch] $(PG)/virt/kvm/
-	mkdir -p $(PG)/include/kvm
-	cp include/kvm/prefetch.h $(PG)/include/kvm/
-	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
-		-m "KVM: prefetch policy registry, per-VM state and KVM_PRE_FAULT_MEMORY" \
-		-m "$$(echo 'An RCU list of policies registered by name, the built-ins none, manual, async and auto, the kvm.ko parameters that hold the defaults of new VMs, each VM'\''s RCU-published state and its ioctls, the no-fault GUP resolver prefetch uses, and the generic KVM_PRE_FAULT_MEMORY loop.' | fmt -w 72)"
-	mkdir -p $(PG)/arch/x86/kvm/mmu
-	cp arch/x86/kvm/mmu/*.c $(PG)/arch/x86/kvm/mmu/
-	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
-		-m "KVM: x86/mmu: add the prefetch engine" \
-		-m "$$(echo 'After a fixed direct TDP fault, ask the VM'\''s policy for a window, clip it to the memslot and the max GFN, skip mapped gfns with a lockless walk and map the rest with KVM_PREFETCH_AUTO faults through kvm_mmu_do_page_fault().  Also the x86 part of KVM_PRE_FAULT_MEMORY.' | fmt -w 72)"
-	@set -e; for p in $(PATCHES); do \
-		git -C $(PG) $(GIT_ID) am -q $(TOP)/arch/x86/$$p; \
-	done
-	mkdir -p $(PG)/virt/kvm/adaptive
-	cp kvm-policy/adaptive/* $(PG)/virt/kvm/adaptive/
-	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
-		-m "KVM: add the adaptive prefetch policy module" \
-		-m "$$(echo 'A policy module using only <linux/kvm_prefetch.h>: a per-vCPU window that ramps up while faults are sequential, shrinks to the host'\''s chunk size and restarts small on random access.  Built out of tree (Kbuild), autoloaded as kvm-prefetch-adaptive.' | fmt -w 72)"
-	mkdir -p $(PG)/Documentation/ABI/testing $(PG)/Documentation/virt/kvm
-	cp sysfs-docs/ABI/* $(PG)/Documentation/ABI/testing/
-	cp sysfs-docs/*.rst $(PG)/Documentation/virt/kvm/
-	cd $(PG) && git add -A && git $(GIT_ID) commit -q \
-		-m "Documentation: KVM prefetch policies" \
-		-m "$$(echo 'ABI entries for the kvm.ko prefetch parameters, the ioctls and capabilities, a guide for VMM authors and one for policy writers.' | fmt -w 72)"
-	git -C $(PG) $(GIT_ID) format-patch -q --no-signature -o $(BUILD)/patches \
-		--cover-letter HEAD~$$(( $$(git -C $(PG) rev-list --count HEAD) - 1 ))
-	sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/KVM: x86: pluggable prefetch policies for the TDP MMU/' \
-		-e '/\*\*\* BLURB HERE \*\*\*/{r sysfs-docs/cover-letter.txt' -e 'd}' \
-		$(BUILD)/patches/0000-cover-letter.patch
-	@ls $(BUILD)/patches
+	scripts/make-patches.sh $(PRISTINE) $(PG) $(BUILD)/patches $(SRC_VERSION)
 
 clean:
 	rm -rf $(BUILD)

@@ -75,12 +75,9 @@ sync_tree "$TREE" "$WORK/sparse-patched"
 sync_tree "$PRISTINE" "$WORK/sparse-pristine"
 # The unpatched tree gets the Kbuild the Makefile's "modules" recipe
 # writes (the patched one has it from there).
-# shellcheck disable=SC2016
-{ cat "$KBUILD_OOT"
-  sed -e 's|$(srctree)/arch/x86/kvm|$(src)|g' \
-      -e 's|$(srctree)/virt/kvm|$(KVM_TREE)/virt/kvm|g' \
-      "$WORK/sparse-pristine/arch/x86/kvm/Makefile"
-} > "$WORK/sparse-pristine/arch/x86/kvm/Kbuild"
+"$SCRIPTS/write-kbuild.sh" "$KBUILD_OOT" \
+	"$WORK/sparse-pristine/arch/x86/kvm/Makefile" \
+	> "$WORK/sparse-pristine/arch/x86/kvm/Kbuild" || exit 2
 
 for t in sparse-patched sparse-pristine; do
 	if ! check_tree "$t"; then

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages given that are not installed yet (apt-get
+# update once, then one apt-get install); needs root only when something
+# is missing.
+#
+# Usage: deps.sh <package>...
+
+set -eo pipefail
+missing=""
+for p in "$@"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q '^install ok installed' || missing="$missing $p"
+done
+[ -n "$missing" ] || exit 0
+
+echo "deps: installing:$missing"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages and not root" >&2
+	exit 1
+fi
+apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends $missing >/dev/null

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Our change as a mail-ready "git format-patch" series against Debian's
+# pristine source.  The new files come first (nothing builds them yet),
+# then the hook patches of arch/x86/series, so every step of the series
+# builds.  Each new file goes where scripts/layout.sh says it lives in
+# the tree; the commit messages are in scripts/patches/*.msg, the cover
+# letter's subject in scripts/patches/cover.subject and its text in
+# sysfs-docs/cover-letter.txt.
+#
+# Usage, from the top of the repository:
+#   make-patches.sh <pristine tree> <work dir> <output dir> <Debian version>
+# The work dir becomes a git repository of the pristine tree with one
+# commit per step; the output dir gets the series.
+
+set -eo pipefail
+[ $# -eq 4 ] || {
+	echo "usage: $0 <pristine tree> <work dir> <output dir> <version>" >&2
+	exit 2
+}
+PRISTINE=$1
+PG=$2
+OUT=$3
+VERSION=$4
+TOP=$PWD
+MSGS=$TOP/scripts/patches
+. "$TOP/scripts/layout.sh"
+
+git_id() {
+	git -C "$PG" -c user.name="kvm-prefetch dev" \
+		-c user.email=dev@kvm-prefetch.invalid "$@"
+}
+
+# commit_files <message> <file>...: add the files at their tree paths and
+# commit them with scripts/patches/<message>.msg.
+commit_files() {
+	local msg=$MSGS/$1.msg f dst
+	shift
+	for f in "$@"; do
+		dst=$PG/$(kp_tree_path "$f")
+		mkdir -p "$(dirname "$dst")"
+		cp "$f" "$dst"
+	done
+	git -C "$PG" add -A
+	git_id commit -q -F "$msg"
+}
+
+rm -rf "$PG" "$OUT"
+mkdir -p "$PG" "$OUT"
+cp -a "$PRISTINE/." "$PG/"
+git -C "$PG" init -q
+git -C "$PG" add -A
+git_id commit -qm "Debian linux-source-6.1 $VERSION"
+
+commit_files 10-headers include/linux/kvm_prefetch.h \
+	include/uapi/linux/kvm_prefetch.h
+commit_files 20-core kvm-policy/*.[ch] include/kvm/prefetch.h
+commit_files 30-engine arch/x86/kvm/mmu/*.c
+for p in $(kp_series); do
+	git_id am -q "$TOP/$p"
+done
+commit_files 50-adaptive kvm-policy/adaptive/*
+commit_files 60-docs sysfs-docs/ABI/* sysfs-docs/*.rst
+
+git_id format-patch -q --no-signature -o "$OUT" --cover-letter \
+	HEAD~$(($(git -C "$PG" rev-list --count HEAD) - 1))
+subject=$(sed -e 's/[\/&]/\\&/g' "$MSGS/cover.subject")
+sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/$subject/" \
+	-e '/\*\*\* BLURB HERE \*\*\*/{r sysfs-docs/cover-letter.txt' -e 'd}' \
+	"$OUT/0000-cover-letter.patch"
+ls "$OUT"
