@@ -196,13 +196,7 @@ static: modules cocci policy-build sparse checkpatch
 check: deps
 	@rm -rf $(RESULTS)
 	@$(MAKE) --no-print-directory modules unit static vm-test selftests
-	@for f in $(RESULTS)/*.txt; do \
-		printf '%-10s %s\n' "$$(basename $$f .txt):" "$$(tail -n1 $$f)"; \
-	done
-	@cat $(RESULTS)/*.txt | \
-	awk '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
-		sub(/^[a-z-]+: /, ""); p += $$1; f += $$3; s += $$5 } \
-		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f != 0) }'
+	@scripts/check-summary.sh $(RESULTS)
 
 # ---------------------------------------------------------------- patches
 
