@@ -9,6 +9,7 @@
 
 set -eo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <tree>" >&2; exit 2; }
+# shellcheck source=scripts/layout.sh
 . "$(dirname "$0")/layout.sh"
 
 for p in $(kp_series); do

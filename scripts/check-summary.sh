@@ -14,7 +14,7 @@ set -eo pipefail
 width=0
 for f in "$1"/*.txt; do
 	layer=$(basename "$f" .txt)
-	[ ${#layer} -le $width ] || width=${#layer}
+	[ "${#layer}" -le "$width" ] || width=${#layer}
 done
 for f in "$1"/*.txt; do
 	layer=$(basename "$f" .txt)

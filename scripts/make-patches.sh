@@ -25,6 +25,7 @@ OUT=$3
 VERSION=$4
 TOP=$PWD
 MSGS=$TOP/scripts/patches
+# shellcheck source=scripts/layout.sh
 . "$TOP/scripts/layout.sh"
 
 git_id() {
