@@ -32,41 +32,21 @@ static void kt_report(const char *tag, int *count, const char *fmt,
 	fflush(stdout);
 }
 
-void kt_pass(const char *fmt, ...)
-{
-	va_list ap;
+/* kt_pass(), kt_fail(), kt_skip() and kt_info(): see kvmtest.h. */
+#define KT_DEFINE_REPORT(fn, tag, count)				\
+	void fn(const char *fmt, ...)					\
+	{								\
+		va_list ap;						\
+									\
+		va_start(ap, fmt);					\
+		kt_report(tag, count, fmt, ap);				\
+		va_end(ap);						\
+	}
 
-	va_start(ap, fmt);
-	kt_report("PASS: ", &kt_npass, fmt, ap);
-	va_end(ap);
-}
-
-void kt_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kt_report("FAIL: ", &kt_nfail, fmt, ap);
-	va_end(ap);
-}
-
-void kt_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kt_report("SKIP: ", &kt_nskip, fmt, ap);
-	va_end(ap);
-}
-
-void kt_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kt_report("# ", NULL, fmt, ap);
-	va_end(ap);
-}
+KT_DEFINE_REPORT(kt_pass, "PASS: ", &kt_npass)
+KT_DEFINE_REPORT(kt_fail, "FAIL: ", &kt_nfail)
+KT_DEFINE_REPORT(kt_skip, "SKIP: ", &kt_nskip)
+KT_DEFINE_REPORT(kt_info, "# ", NULL)
 
 int kt_failures(void)
 {
