@@ -145,23 +145,7 @@ static int set_policy(const char *name, uint32_t nr)
 static void guest_setup(struct kt_vcpu *vcpu, uint64_t start, uint64_t end,
 			uint32_t stride, uint32_t value, uint32_t mode)
 {
-	struct kvm_regs regs;
-
-	memset(&regs, 0, sizeof(regs));
-	regs.rip = CHURN_RIP;
-	regs.rflags = 0x2;
-	regs.rsi = start;
-	regs.rdi = end;
-	regs.rcx = stride;
-	regs.rdx = value;
-	regs.rbx = mode;
-	KT_ASSERT(!ioctl(vcpu->fd, KVM_SET_REGS, &regs), "KVM_SET_REGS: %s",
-		  strerror(errno));
-}
-
-static uint32_t io_value(struct kt_vcpu *vcpu)
-{
-	return *(uint32_t *)((char *)vcpu->run + vcpu->run->io.data_offset);
+	kt_vcpu_setup_loop(vcpu, CHURN_RIP, start, end, stride, mode, value);
 }
 
 static uint64_t guest_esi(struct kt_vcpu *vcpu)
@@ -171,15 +155,6 @@ static uint64_t guest_esi(struct kt_vcpu *vcpu)
 	KT_ASSERT(!ioctl(vcpu->fd, KVM_GET_REGS, &regs), "KVM_GET_REGS: %s",
 		  strerror(errno));
 	return regs.rsi;
-}
-
-static bool is_port_exit(struct kt_vcpu *vcpu, uint16_t port)
-{
-	struct kvm_run *run = vcpu->run;
-
-	return run->exit_reason == KVM_EXIT_IO && run->io.port == port &&
-	       run->io.direction == KVM_EXIT_IO_OUT && run->io.size == 4 &&
-	       run->io.count == 1;
 }
 
 static void unexpected_exit(struct kt_vcpu *vcpu, const char *what)
@@ -252,11 +227,10 @@ static void zap_iteration(struct zap_worker *w)
 		uint64_t page;
 
 		kt_vcpu_run(w->vcpu);
-		if (is_port_exit(w->vcpu, KT_DONE_PORT))
+		if (kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
 			break;
-		if (!is_port_exit(w->vcpu, PORT_BAD))
+		if (!kt_vcpu_out32(w->vcpu, PORT_BAD, &v))
 			unexpected_exit(w->vcpu, "check pass");
-		v = io_value(w->vcpu);
 		page = (guest_esi(w->vcpu) - ZAP_GPA) / KT_PAGE_SIZE;
 		if (v == 0 && zero_ok(w, page))
 			w->zeros_guest++;
@@ -269,7 +243,7 @@ static void zap_iteration(struct zap_worker *w)
 	guest_setup(w->vcpu, gpa0, gpa0 + RANGE_SIZE, KT_PAGE_SIZE, t2,
 		    MODE_WRITE);
 	kt_vcpu_run(w->vcpu);
-	if (!is_port_exit(w->vcpu, KT_DONE_PORT))
+	if (!kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
 		unexpected_exit(w->vcpu, "write pass");
 	for (i = 0; i < RANGE_PAGES; i++) {
 		uint32_t v = *(volatile uint32_t *)
@@ -411,7 +385,7 @@ static void *move_worker_fn(void *arg)
 			del_started1 = load64(&gen_del_started);
 			add_started1 = load64(&gen_add_started);
 
-			if (is_port_exit(w->vcpu, KT_DONE_PORT))
+			if (kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
 				break;
 			if (run->exit_reason == KVM_EXIT_MMIO &&
 			    !run->mmio.is_write && run->mmio.len == 4 &&
@@ -427,15 +401,14 @@ static void *move_worker_fn(void *arg)
 				*(uint32_t *)run->mmio.data = MMIO_MARK;
 				/* Completed on re-entry; the guest reports it. */
 				kt_vcpu_run(w->vcpu);
-				if (!is_port_exit(w->vcpu, PORT_REPORT) ||
-				    io_value(w->vcpu) != MMIO_MARK)
+				if (!kt_vcpu_out32(w->vcpu, PORT_REPORT, &v) ||
+				    v != MMIO_MARK)
 					unexpected_exit(w->vcpu, "after MMIO");
 				continue;
 			}
-			if (!is_port_exit(w->vcpu, PORT_REPORT))
+			if (!kt_vcpu_out32(w->vcpu, PORT_REPORT, &v))
 				unexpected_exit(w->vcpu, "report pass");
 			w->reads++;
-			v = io_value(w->vcpu);
 			gen = v & 0xffffff;
 			if ((v & 0xff000000u) != 0x70000000u ||
 			    gen <= del_done0 || gen > add_started1) {

@@ -468,38 +468,55 @@ void kt_vcpu_dump_exit(struct kt_vcpu *vcpu)
 			(unsigned long long)regs.rdi);
 }
 
-void kt_touch_setup(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
-		    uint32_t stride, enum kt_touch_mode mode)
+void kt_vcpu_setup_loop(struct kt_vcpu *vcpu, uint64_t rip, uint32_t start,
+			uint32_t end, uint32_t stride, uint32_t mode,
+			uint32_t value)
 {
 	struct kvm_regs regs;
 
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = rip;
+	regs.rflags = 0x2;
+	regs.rsi = start;
+	regs.rdi = end;
+	regs.rcx = stride;
+	regs.rdx = value;
+	regs.rbx = mode;
+	KT_ASSERT(!ioctl(vcpu->fd, KVM_SET_REGS, &regs),
+		  "KVM_SET_REGS: %s", strerror(errno));
+}
+
+bool kt_vcpu_out32(struct kt_vcpu *vcpu, uint16_t port, uint32_t *val)
+{
+	struct kvm_run *run = vcpu->run;
+
+	if (run->exit_reason != KVM_EXIT_IO || run->io.port != port ||
+	    run->io.direction != KVM_EXIT_IO_OUT || run->io.size != 4 ||
+	    run->io.count != 1)
+		return false;
+	if (val)
+		*val = *(uint32_t *)((char *)run + run->io.data_offset);
+	return true;
+}
+
+void kt_touch_setup(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
+		    uint32_t stride, enum kt_touch_mode mode)
+{
 	if (!stride)
 		stride = KT_PAGE_SIZE;
 	/* The loop must neither wrap around 4 GiB nor start in the code. */
 	KT_ASSERT(end <= UINT32_MAX - stride, "end 0x%x too high", end);
 	KT_ASSERT(start >= KT_CODE_GPA + KT_CODE_SIZE || start >= end,
 		  "range 0x%x-0x%x overlaps the code page", start, end);
-
-	memset(&regs, 0, sizeof(regs));
-	regs.rip = KT_CODE_GPA;
-	regs.rflags = 0x2;
-	regs.rsi = start;
-	regs.rdi = end;
-	regs.rcx = stride;
-	regs.rbx = mode;
-	KT_ASSERT(!ioctl(vcpu->fd, KVM_SET_REGS, &regs),
-		  "KVM_SET_REGS: %s", strerror(errno));
+	kt_vcpu_setup_loop(vcpu, KT_CODE_GPA, start, end, stride, mode, 0);
 }
 
 uint32_t kt_vcpu_run_done(struct kt_vcpu *vcpu)
 {
-	struct kvm_run *run = vcpu->run;
-	uint32_t reason = kt_vcpu_run(vcpu);
+	uint32_t reason = kt_vcpu_run(vcpu), val;
 
-	if (reason == KVM_EXIT_IO && run->io.port == KT_DONE_PORT &&
-	    run->io.direction == KVM_EXIT_IO_OUT && run->io.size == 4 &&
-	    run->io.count == 1)
-		return *(uint32_t *)((char *)run + run->io.data_offset);
+	if (kt_vcpu_out32(vcpu, KT_DONE_PORT, &val))
+		return val;
 
 	kt_vcpu_dump_exit(vcpu);
 	kt_fail("vcpu %d: unexpected exit %u (%s), wanted IO out port 0x%x",

@@ -173,6 +173,21 @@ const char *kt_exit_reason_str(uint32_t reason);
 void kt_vcpu_dump_exit(struct kt_vcpu *vcpu);
 
 /*
+ * Set the registers for one pass of a guest loop at @rip that follows
+ * the touch program's convention: esi = @start, edi = @end, ecx =
+ * @stride, ebx = @mode, edx = @value (the touch program ignores it);
+ * all other registers 0, interrupts off.
+ */
+void kt_vcpu_setup_loop(struct kt_vcpu *vcpu, uint64_t rip, uint32_t start,
+			uint32_t end, uint32_t stride, uint32_t mode,
+			uint32_t value);
+/*
+ * True if the last exit was one 4-byte OUT to @port; its value then
+ * goes to *@val (unless @val is NULL).
+ */
+bool kt_vcpu_out32(struct kt_vcpu *vcpu, uint16_t port, uint32_t *val);
+
+/*
  * Set the touch program's registers for one pass over [@start, @end)
  * every @stride bytes (0 means KT_PAGE_SIZE) in @mode.
  */
