@@ -313,20 +313,11 @@ struct move_worker {
 	uint64_t tags_seen_min_gen, tags_seen_max_gen;
 };
 
-static void set_move_slot(void *hva, uint64_t size)
-{
-	struct kvm_userspace_memory_region r = {
-		.slot = MOVE_SLOT,
-		.guest_phys_addr = MOVE_GPA,
-		.memory_size = size,
-		.userspace_addr = (uintptr_t)hva,
-	};
-
-	KT_ASSERT(!ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r),
-		  "slot %d size 0x%llx: %s", MOVE_SLOT,
-		  (unsigned long long)size, strerror(errno));
-}
-
+/*
+ * Host memory for slot 2 holding generation @gen's tag in every page,
+ * written before the slot is added on it (the library's own memory
+ * would be added empty).  The test unmaps it after the slot's delete.
+ */
 static char *new_move_mem(uint64_t gen)
 {
 	char *p = mmap(NULL, MOVE_SIZE, PROT_READ | PROT_WRITE,
@@ -351,11 +342,11 @@ static void *mover_fn(void *arg)
 		char *next = new_move_mem(g + 1);
 
 		store64(&gen_del_started, g);
-		set_move_slot(move_mem, 0);
+		kt_vm_delete_slot(vm, MOVE_SLOT);
 		store64(&gen_del_done, g);
 		usleep(rnd(&seed) % 3000);
 		store64(&gen_add_started, g + 1);
-		set_move_slot(next, MOVE_SIZE);
+		kt_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, next);
 		store64(&gen_add_done, g + 1);
 		munmap(move_mem, MOVE_SIZE);
 		move_mem = next;
@@ -454,7 +445,7 @@ int main(void)
 	zap_mem = kt_vm_add_slot(vm, ZAP_SLOT, ZAP_GPA, ZAP_SIZE, 0, NULL);
 	move_mem = new_move_mem(1);
 	store64(&gen_add_started, 1);
-	set_move_slot(move_mem, MOVE_SIZE);
+	kt_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, move_mem);
 	store64(&gen_add_done, 1);
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
@@ -546,7 +537,7 @@ int main(void)
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		kt_vcpu_free(vcpus[i]);
-	set_move_slot(move_mem, 0);
+	kt_vm_delete_slot(vm, MOVE_SLOT);
 	munmap(move_mem, MOVE_SIZE);
 	kt_vm_free(vm);
 	return kt_exit();
