@@ -41,6 +41,7 @@
 #include <sys/mman.h>
 
 #include "kvmtest.h"
+#include "kt_sys.h"
 
 #define ZAP_VCPUS	3
 #define RANGE_PAGES	128ULL			/* per vCPU, 512 KiB */
@@ -131,15 +132,9 @@ static uint32_t rnd(uint64_t *s)
 	return (uint32_t)(*s >> 11);
 }
 
-static int set_policy(const char *name, uint32_t nr)
+static int set_policy_auto(uint32_t nr)
 {
-	struct kvm_prefetch_policy p;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(p.name, sizeof(p.name), "%s", name);
-	p.nr_pages = nr;
-	p.gup = KVM_PREFETCH_GUP_NOFAULT;
-	return ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p) ? -errno : 0;
+	return ktsys_set_policy(vm->fd, "auto", nr, KVM_PREFETCH_GUP_NOFAULT);
 }
 
 static void guest_setup(struct kt_vcpu *vcpu, uint64_t start, uint64_t end,
@@ -292,7 +287,7 @@ static void *zapper_fn(void *arg)
 
 		/* Now and then, a new window for the running VM. */
 		if (!(++n % 32)) {
-			int r = set_policy("auto", nrs[(n / 32) % 4]);
+			int r = set_policy_auto(nrs[(n / 32) % 4]);
 
 			if (r)
 				kt_fail("KVM_SET_PREFETCH_POLICY while running: %s",
@@ -420,22 +415,23 @@ static void *move_worker_fn(void *arg)
 	return NULL;
 }
 
-int main(void)
+static struct zap_worker zw[ZAP_VCPUS];
+static struct move_worker mw;
+static struct kt_vcpu *vcpus[ZAP_VCPUS + 1];
+
+/*
+ * The VM: policy auto 512, the churn program in the code page, slot 1
+ * and slot 2 (generation 1), a vCPU per zap worker and one for slot 2.
+ */
+static void setup(void)
 {
-	struct zap_worker zw[ZAP_VCPUS];
-	struct move_worker mw;
-	pthread_t zapper, mover;
-	uint64_t pf = 0, mapped = 0, windows = 0, bad = 0, t0;
-	uint64_t min_iter = ~0ULL, zeros_total = 0;
-	struct kt_vcpu *vcpus[ZAP_VCPUS + 1];
 	uint8_t *code;
 	int i, r;
 
-	kt_require_kvm();
 	vm = kt_vm_create();
 	KT_REQUIRE(kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) > 0,
 		   "no KVM_CAP_PREFETCH_POLICY");
-	r = set_policy("auto", 512);
+	r = set_policy_auto(512);
 	KT_ASSERT(!r, "KVM_SET_PREFETCH_POLICY auto 512: %s", strerror(-r));
 
 	code = kt_vm_gpa_to_hva(vm, CHURN_RIP);
@@ -450,8 +446,14 @@ int main(void)
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		vcpus[i] = kt_vcpu_add(vm, i);
+}
 
-	t0 = kt_now_ns();
+/* All threads for RUN_SECONDS: the workers, the zapper and the mover. */
+static void churn(void)
+{
+	pthread_t zapper, mover;
+	int i;
+
 	for (i = 0; i < ZAP_VCPUS; i++) {
 		memset(&zw[i], 0, sizeof(zw[i]));
 		zw[i].vcpu = vcpus[i];
@@ -475,8 +477,13 @@ int main(void)
 	for (i = 0; i < ZAP_VCPUS; i++)
 		pthread_join(zw[i].thread, NULL);
 	pthread_join(mw.thread, NULL);
+}
 
-	/* Once more with everything quiet: no zero is legal now. */
+/* Once more with everything quiet: no zero is legal now. */
+static void check_quiet_rounds(void)
+{
+	int i;
+
 	for (i = 0; i < ZAP_VCPUS; i++) {
 		uint64_t zeros = zw[i].zeros_guest + zw[i].zeros_host;
 		uint64_t bad0 = zw[i].bad;
@@ -486,29 +493,36 @@ int main(void)
 			  zw[i].zeros_guest + zw[i].zeros_host == zeros,
 			  "vcpu %d: quiet round after the churn sees exactly the tags written",
 			  i);
-		if (zw[i].iterations < min_iter)
-			min_iter = zw[i].iterations;
-		zeros_total += zw[i].zeros_guest;
 	}
+}
 
-	for (i = 0; i <= ZAP_VCPUS; i++) {
-		pf += kt_vcpu_stat_get(vcpus[i], "pf_taken");
-		mapped += kt_vcpu_stat_get(vcpus[i], "prefetch_mapped");
-		windows += kt_vcpu_stat_get(vcpus[i], "prefetch_windows");
-	}
+/* Stat @name summed over all vCPUs. */
+static uint64_t sum_stat(const char *name)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i <= ZAP_VCPUS; i++)
+		sum += kt_vcpu_stat_get(vcpus[i], name);
+	return sum;
+}
+
+/* What the run did, as "# " lines. */
+static void log_run(double secs)
+{
+	int i;
+
 	kt_info("%.1f s: %llu zaps (%llu pages), %llu policy changes, %llu slot 2 generations",
-		(kt_now_ns() - t0) / 1e9, (unsigned long long)nr_zaps,
+		secs, (unsigned long long)nr_zaps,
 		(unsigned long long)nr_zapped_pages,
 		(unsigned long long)nr_policy_changes,
 		(unsigned long long)nr_generations);
-	for (i = 0; i < ZAP_VCPUS; i++) {
+	for (i = 0; i < ZAP_VCPUS; i++)
 		kt_info("vcpu %d: %llu iterations, zeros seen by guest %llu, by host %llu, bad %llu",
 			i, (unsigned long long)zw[i].iterations,
 			(unsigned long long)zw[i].zeros_guest,
 			(unsigned long long)zw[i].zeros_host,
 			(unsigned long long)zw[i].bad);
-		bad += zw[i].bad;
-	}
 	kt_info("vcpu %d: %llu passes over slot 2, %llu reads (generations %llu..%llu), %llu MMIO exits, bad %llu",
 		ZAP_VCPUS, (unsigned long long)mw.passes,
 		(unsigned long long)mw.reads,
@@ -516,14 +530,29 @@ int main(void)
 		(unsigned long long)mw.tags_seen_max_gen,
 		(unsigned long long)mw.mmio, (unsigned long long)mw.bad);
 	kt_info("all vcpus: pf_taken %llu prefetch_mapped %llu prefetch_windows %llu",
-		(unsigned long long)pf, (unsigned long long)mapped,
-		(unsigned long long)windows);
+		(unsigned long long)sum_stat("pf_taken"),
+		(unsigned long long)sum_stat("prefetch_mapped"),
+		(unsigned long long)sum_stat("prefetch_windows"));
+}
+
+/* No bad read anywhere, and the run exercised what it claims to. */
+static void check_results(void)
+{
+	uint64_t bad = 0, min_iter = ~0ULL, zeros_total = 0;
+	uint64_t mapped = sum_stat("prefetch_mapped");
+	int i;
+
+	for (i = 0; i < ZAP_VCPUS; i++) {
+		if (zw[i].iterations < min_iter)
+			min_iter = zw[i].iterations;
+		zeros_total += zw[i].zeros_guest;
+		bad += zw[i].bad;
+	}
 
 	KT_EXPECT(!bad, "DONTNEED churn: guest and host only ever saw the right tag or 0 after a zap (%llu bad)",
 		  (unsigned long long)bad);
 	KT_EXPECT(!mw.bad, "memslot churn: every read of slot 2 was a live generation's tag or a legal MMIO exit (%llu bad)",
 		  (unsigned long long)mw.bad);
-	/* The run must actually have exercised what it claims to. */
 	KT_EXPECT(nr_zaps > 100 && min_iter >= 2 && zeros_total > 0 &&
 		  mw.passes > 3 && mw.mmio > 0 && nr_generations > 10 &&
 		  mapped > 0,
@@ -534,6 +563,20 @@ int main(void)
 		  (unsigned long long)mw.mmio,
 		  (unsigned long long)nr_generations,
 		  (unsigned long long)mapped);
+}
+
+int main(void)
+{
+	uint64_t t0;
+	int i;
+
+	kt_require_kvm();
+	setup();
+	t0 = kt_now_ns();
+	churn();
+	check_quiet_rounds();
+	log_run((kt_now_ns() - t0) / 1e9);
+	check_results();
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		kt_vcpu_free(vcpus[i]);
