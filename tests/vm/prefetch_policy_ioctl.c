@@ -604,12 +604,7 @@ int main(void)
 	char dir[256];
 	int r;
 
-	ktsys_guard(150);
-	kt_require_kvm();
-
-	r = ktsys_reload("ours");
-	KT_ASSERT(r == 0, "kvm-reload ours: status %d", r);
-	ktsys_require_prefetch();
+	ktsys_start_ours(150);
 
 	vm = kt_vm_create();
 	check_caps(vm, KVM_PREFETCH_MAX_PAGES, 1, "TDP");

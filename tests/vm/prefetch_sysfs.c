@@ -319,12 +319,7 @@ int main(void)
 {
 	int r;
 
-	ktsys_guard(120);
-	kt_require_kvm();
-
-	r = ktsys_reload("ours");
-	KT_ASSERT(r == 0, "kvm-reload ours: status %d", r);
-	ktsys_require_prefetch();
+	ktsys_start_ours(120);
 
 	/* Fresh module: the documented defaults. */
 	expect_file(KTSYS_P_POLICY, "auto");

@@ -216,6 +216,17 @@ void ktsys_require_prefetch(void)
 		   KTSYS_P_AVAILABLE);
 }
 
+void ktsys_start_ours(int timeout_s)
+{
+	int r;
+
+	ktsys_guard(timeout_s);
+	kt_require_kvm();
+	r = ktsys_reload("ours");
+	KT_ASSERT(r == 0, "kvm-reload ours: status %d", r);
+	ktsys_require_prefetch();
+}
+
 int ktsys_set_defaults(const char *policy, const char *nr_pages,
 		       const char *gup)
 {

@@ -80,6 +80,14 @@ bool ktsys_prefetch_present(void);
 /* SKIP (exit 4 or the current status) unless ktsys_prefetch_present(). */
 void ktsys_require_prefetch(void);
 
+/*
+ * The start of a test of our modules that changes their parameters:
+ * ktsys_guard(@timeout_s), SKIP without /dev/kvm, "kvm-reload ours" (a
+ * failure is a FAIL that ends the program), SKIP without the prefetch
+ * framework.
+ */
+void ktsys_start_ours(int timeout_s);
+
 /* "auto"/"8"/"nofault" in the kvm.ko parameters; 0 or -errno. */
 int ktsys_set_defaults(const char *policy, const char *nr_pages,
 		       const char *gup);
