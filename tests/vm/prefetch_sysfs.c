@@ -54,27 +54,17 @@ static const struct bad_write bad_writes[] = {
 	{ KTSYS_P_GUP, "\n", EINVAL, "empty (newline only)" },
 };
 
-/* Valid writes and what reading the file back must give. */
-struct good_write {
+/*
+ * Valid writes, in this order; each must read back as written, without
+ * its trailing newline.
+ */
+static const struct good_writes {
 	const char *path;
-	const char *val;
-	const char *want;
-};
-
-static const struct good_write good_writes[] = {
-	{ KTSYS_P_POLICY, "none", "none" },
-	{ KTSYS_P_POLICY, "manual\n", "manual" },
-	{ KTSYS_P_POLICY, "async", "async" },
-	{ KTSYS_P_POLICY, "auto\n", "auto" },
-	{ KTSYS_P_NR_PAGES, "0", "0" },
-	{ KTSYS_P_NR_PAGES, "1\n", "1" },
-	{ KTSYS_P_NR_PAGES, "262144", "262144" },
-	{ KTSYS_P_NR_PAGES, "512\n", "512" },
-	{ KTSYS_P_NR_PAGES, "8", "8" },
-	{ KTSYS_P_GUP, "fast", "fast" },
-	{ KTSYS_P_GUP, "nofault\n", "nofault" },
-	{ KTSYS_P_GUP, "fast\n", "fast" },
-	{ KTSYS_P_GUP, "nofault", "nofault" },
+	const char *vals[6];	/* NULL-terminated */
+} good_writes[] = {
+	{ KTSYS_P_POLICY, { "none", "manual\n", "async", "auto\n" } },
+	{ KTSYS_P_NR_PAGES, { "0", "1\n", "262144", "512\n", "8" } },
+	{ KTSYS_P_GUP, { "fast", "nofault\n", "fast\n", "nofault" } },
 };
 
 static const char *base(const char *path)
@@ -113,6 +103,15 @@ static bool expect_file(const char *path, const char *want)
 	}
 	return KT_EXPECT(!strcmp(buf, want), "%s reads \"%s\" (want \"%s\")",
 			 base(path), buf, want);
+}
+
+/* The three defaults read back as @policy, @nr_pages and @gup. */
+static void expect_defaults(const char *policy, const char *nr_pages,
+			    const char *gup)
+{
+	expect_file(KTSYS_P_POLICY, policy);
+	expect_file(KTSYS_P_NR_PAGES, nr_pages);
+	expect_file(KTSYS_P_GUP, gup);
 }
 
 static void check_mode(const char *path, mode_t want)
@@ -198,17 +197,23 @@ static void check_bad_writes(void)
 
 static void check_good_writes(void)
 {
-	size_t i;
+	const struct good_writes *g;
+	char want[32];
+	size_t i, j;
 	int r;
 
 	for (i = 0; i < sizeof(good_writes) / sizeof(good_writes[0]); i++) {
-		const struct good_write *g = &good_writes[i];
-
-		r = ktsys_write(g->path, g->val);
-		if (!KT_EXPECT(!r, "%s <- \"%s\" succeeds (%s)", base(g->path),
-			       show(g->val), r ? strerror(-r) : "ok"))
-			continue;
-		expect_file(g->path, g->want);
+		g = &good_writes[i];
+		for (j = 0; g->vals[j]; j++) {
+			r = ktsys_write(g->path, g->vals[j]);
+			if (!KT_EXPECT(!r, "%s <- \"%s\" succeeds (%s)",
+				       base(g->path), show(g->vals[j]),
+				       r ? strerror(-r) : "ok"))
+				continue;
+			snprintf(want, sizeof(want), "%.*s",
+				 (int)strcspn(g->vals[j], "\n"), g->vals[j]);
+			expect_file(g->path, want);
+		}
 	}
 }
 
@@ -239,38 +244,52 @@ static void check_vm_policy(struct kt_vm *vm, const char *tag,
 		  tag, dbg, want_s);
 }
 
+/* VMs created one after another, each under other sysfs defaults. */
+static const struct vm_under_defaults {
+	const char *policy, *nr_pages, *gup;	/* the sysfs defaults */
+	uint32_t nr, gup_mode;			/* what the VM must report */
+} vm_defaults[] = {
+	{ "auto", "8", "nofault", 8, KVM_PREFETCH_GUP_NOFAULT },
+	{ "async", "64", "fast", 64, KVM_PREFETCH_GUP_FAST_ONLY },
+	/* An effective window of 0 is reported as 1. */
+	{ "none", "0", "nofault", 1, KVM_PREFETCH_GUP_NOFAULT },
+};
+
+#define NR_VM_DEFAULTS	(sizeof(vm_defaults) / sizeof(vm_defaults[0]))
+
+/*
+ * Each VM takes the defaults in force at its creation and keeps them
+ * when they change later: after every creation, the new VM and all
+ * earlier ones are checked.
+ */
 static void check_vm_defaults(void)
 {
-	struct kt_vm *a, *b, *c;
+	static const char * const changes[] = { "the default changed",
+						"two default changes" };
+	struct kt_vm *vms[NR_VM_DEFAULTS];
+	char tag[96];
+	size_t i, j;
 
-	KT_ASSERT(!ktsys_set_defaults("auto", "8", "nofault"),
-		  "set defaults auto/8/nofault");
-	a = kt_vm_create();
-	check_vm_policy(a, "VM A (created under auto/8/nofault)", "auto", 8,
-			KVM_PREFETCH_GUP_NOFAULT);
+	for (i = 0; i < NR_VM_DEFAULTS; i++) {
+		const struct vm_under_defaults *d = &vm_defaults[i];
 
-	KT_ASSERT(!ktsys_set_defaults("async", "64", "fast"),
-		  "set defaults async/64/fast");
-	b = kt_vm_create();
-	check_vm_policy(b, "VM B (created under async/64/fast)", "async", 64,
-			KVM_PREFETCH_GUP_FAST_ONLY);
-	check_vm_policy(a, "VM A after the default changed", "auto", 8,
-			KVM_PREFETCH_GUP_NOFAULT);
-
-	/* An effective window of 0 is reported as 1. */
-	KT_ASSERT(!ktsys_set_defaults("none", "0", "nofault"),
-		  "set defaults none/0/nofault");
-	c = kt_vm_create();
-	check_vm_policy(c, "VM C (created under none/0/nofault)", "none", 1,
-			KVM_PREFETCH_GUP_NOFAULT);
-	check_vm_policy(a, "VM A after two default changes", "auto", 8,
-			KVM_PREFETCH_GUP_NOFAULT);
-	check_vm_policy(b, "VM B after the default changed", "async", 64,
-			KVM_PREFETCH_GUP_FAST_ONLY);
-
-	kt_vm_free(c);
-	kt_vm_free(b);
-	kt_vm_free(a);
+		KT_ASSERT(!ktsys_set_defaults(d->policy, d->nr_pages, d->gup),
+			  "set defaults %s/%s/%s", d->policy, d->nr_pages,
+			  d->gup);
+		vms[i] = kt_vm_create();
+		snprintf(tag, sizeof(tag), "VM %c (created under %s/%s/%s)",
+			 (int)('A' + i), d->policy, d->nr_pages, d->gup);
+		check_vm_policy(vms[i], tag, d->policy, d->nr, d->gup_mode);
+		for (j = 0; j < i; j++) {
+			d = &vm_defaults[j];
+			snprintf(tag, sizeof(tag), "VM %c after %s",
+				 (int)('A' + j), changes[i - j - 1]);
+			check_vm_policy(vms[j], tag, d->policy, d->nr,
+					d->gup_mode);
+		}
+	}
+	for (i = NR_VM_DEFAULTS; i-- > 0;)
+		kt_vm_free(vms[i]);
 }
 
 static void check_bogus_param(void)
@@ -305,9 +324,7 @@ static void check_bogus_param(void)
 		  nbogus, nboth);
 	KT_EXPECT(both_lvl == 4, "that line is a warning (level %d, want 4)",
 		  both_lvl);
-	expect_file(KTSYS_P_POLICY, "auto");
-	expect_file(KTSYS_P_NR_PAGES, "8");
-	expect_file(KTSYS_P_GUP, "nofault");
+	expect_defaults("auto", "8", "nofault");
 
 	vm = kt_vm_create();
 	check_vm_policy(vm, "VM after prefetch_policy=bogus load", "auto", 8,
@@ -322,9 +339,7 @@ int main(void)
 	ktsys_start_ours(120);
 
 	/* Fresh module: the documented defaults. */
-	expect_file(KTSYS_P_POLICY, "auto");
-	expect_file(KTSYS_P_NR_PAGES, "8");
-	expect_file(KTSYS_P_GUP, "nofault");
+	expect_defaults("auto", "8", "nofault");
 	check_mode(KTSYS_P_POLICY, 0644);
 	check_mode(KTSYS_P_NR_PAGES, 0644);
 	check_mode(KTSYS_P_GUP, 0644);
@@ -337,9 +352,7 @@ int main(void)
 	 */
 	KT_ASSERT(!ktsys_set_defaults("manual", "16", "fast"),
 		  "set defaults manual/16/fast");
-	expect_file(KTSYS_P_POLICY, "manual");
-	expect_file(KTSYS_P_NR_PAGES, "16");
-	expect_file(KTSYS_P_GUP, "fast");
+	expect_defaults("manual", "16", "fast");
 	check_bad_writes();
 	check_good_writes();
 
@@ -348,10 +361,7 @@ int main(void)
 
 	r = ktsys_restore();
 	KT_EXPECT(r == 0, "kvm-reload ours at the end (status %d)", r);
-	if (!r) {
-		expect_file(KTSYS_P_POLICY, "auto");
-		expect_file(KTSYS_P_NR_PAGES, "8");
-		expect_file(KTSYS_P_GUP, "nofault");
-	}
+	if (!r)
+		expect_defaults("auto", "8", "nofault");
 	return kt_exit();
 }
