@@ -35,27 +35,29 @@
 
 /* ---- capabilities and GET ---------------------------------------------- */
 
-static void check_caps(struct kt_vm *vm, int want_policy, int want_prefault,
-		       const char *when)
+/* KVM_CHECK_EXTENSION(@cap) on /dev/kvm and on the VM are both @want. */
+static void expect_cap(struct kt_vm *vm, long cap, const char *name,
+		       int want, const char *when)
 {
 	int r;
 
-	r = kt_kvm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
-	KT_EXPECT(r == want_policy,
-		  "%s: CHECK_EXTENSION(KVM_CAP_PREFETCH_POLICY) on /dev/kvm = %d (want %d)",
-		  when, r, want_policy);
-	r = kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
-	KT_EXPECT(r == want_policy,
-		  "%s: CHECK_EXTENSION(KVM_CAP_PREFETCH_POLICY) on the VM = %d (want %d)",
-		  when, r, want_policy);
-	r = kt_kvm_check_ext(vm, CAP_PRE_FAULT);
-	KT_EXPECT(r == want_prefault,
-		  "%s: CHECK_EXTENSION(236 PRE_FAULT_MEMORY) on /dev/kvm = %d (want %d)",
-		  when, r, want_prefault);
-	r = kt_vm_check_ext(vm, CAP_PRE_FAULT);
-	KT_EXPECT(r == want_prefault,
-		  "%s: CHECK_EXTENSION(236 PRE_FAULT_MEMORY) on the VM = %d (want %d)",
-		  when, r, want_prefault);
+	r = kt_kvm_check_ext(vm, cap);
+	KT_EXPECT(r == want,
+		  "%s: CHECK_EXTENSION(%s) on /dev/kvm = %d (want %d)",
+		  when, name, r, want);
+	r = kt_vm_check_ext(vm, cap);
+	KT_EXPECT(r == want,
+		  "%s: CHECK_EXTENSION(%s) on the VM = %d (want %d)",
+		  when, name, r, want);
+}
+
+static void check_caps(struct kt_vm *vm, int want_policy, int want_prefault,
+		       const char *when)
+{
+	expect_cap(vm, KVM_CAP_PREFETCH_POLICY, "KVM_CAP_PREFETCH_POLICY",
+		   want_policy, when);
+	expect_cap(vm, CAP_PRE_FAULT, "236 PRE_FAULT_MEMORY", want_prefault,
+		   when);
 }
 
 /* GET into a 0xff-filled struct; all of it must be as @want. */
@@ -133,138 +135,128 @@ static void check_get_zero_fill(struct kt_vm *vm)
 
 /* ---- SET errors ----------------------------------------------------------- */
 
-enum field { F_NONE, F_FLAGS, F_PAD, F_RES0, F_RES1, F_RES2, F_RES3 };
+/* The policy set before every failing SET, and expected after it. */
+#define REF_NAME	"manual"
+#define REF_NR		32
+#define REF_GUP		KVM_PREFETCH_GUP_FAST_ONLY
 
-struct bad_set {
-	const char *name;	/* copied with memcpy up to 16 bytes */
-	size_t name_len;	/* 0: strlen(name) */
-	uint32_t nr, gup;
-	enum field field;
-	uint64_t val;
+/*
+ * The argument of each failing SET, byte for byte: a name of 16
+ * characters fills the array and has no NUL.
+ */
+static const struct bad_set {
+	struct kvm_prefetch_policy p;
 	int err;
 	const char *why;
+} bad_sets[] = {
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .flags = 1 },
+	  EINVAL, "flags 1" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .flags = 0x80000000 },
+	  EINVAL, "flags bit 31" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .pad = 1 },
+	  EINVAL, "pad 1" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .reserved[0] = 1 },
+	  EINVAL, "reserved[0] 1" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .reserved[1] = 1ULL << 63 },
+	  EINVAL, "reserved[1] bit 63" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .reserved[2] = 2 },
+	  EINVAL, "reserved[2] 2" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 1, .reserved[3] = 1 },
+	  EINVAL, "reserved[3] 1" },
+	{ { .name = "", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "empty name" },
+	{ { .name = "abcdefghijklmnop", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "name not NUL-terminated within 16 bytes" },
+	{ { .name = "autoautoautoauto", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "16 bytes starting with a registered name, no NUL" },
+	{ { .name = "AUTO", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "uppercase name" },
+	{ { .name = "a b", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "name with a space" },
+	{ { .name = "au.to", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "name with a dot" },
+	{ { .name = "auto\n", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "name with a newline" },
+	{ { .name = "\xc3\xa4uto", .nr_pages = 8, .gup = 1 },
+	  EINVAL, "non-ASCII name" },
+	{ { .name = "auto", .nr_pages = 262145, .gup = 1 },
+	  EINVAL, "nr_pages 262145" },
+	{ { .name = "auto", .nr_pages = 0xffffffff, .gup = 1 },
+	  EINVAL, "nr_pages 2^32-1" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 3 },
+	  EINVAL, "gup 3" },
+	{ { .name = "auto", .nr_pages = 8, .gup = 0xffffffff },
+	  EINVAL, "gup 2^32-1" },
+	{ { .name = "bogus", .nr_pages = 8, .gup = 1 },
+	  ENOENT, "unregistered name" },
+	{ { .name = "abcdefghijklmno", .nr_pages = 8, .gup = 1 },
+	  ENOENT, "unregistered 15-char name" },
+	{ { .name = "my-pol_9", .nr_pages = 8, .gup = 1 },
+	  ENOENT, "unregistered name with - _ digit" },
 };
 
-static const struct bad_set bad_sets[] = {
-	{ "auto", 0, 8, 1, F_FLAGS, 1, EINVAL, "flags 1" },
-	{ "auto", 0, 8, 1, F_FLAGS, 0x80000000, EINVAL, "flags bit 31" },
-	{ "auto", 0, 8, 1, F_PAD, 1, EINVAL, "pad 1" },
-	{ "auto", 0, 8, 1, F_RES0, 1, EINVAL, "reserved[0] 1" },
-	{ "auto", 0, 8, 1, F_RES1, 1ULL << 63, EINVAL, "reserved[1] bit 63" },
-	{ "auto", 0, 8, 1, F_RES2, 2, EINVAL, "reserved[2] 2" },
-	{ "auto", 0, 8, 1, F_RES3, 1, EINVAL, "reserved[3] 1" },
-	{ "", 0, 8, 1, F_NONE, 0, EINVAL, "empty name" },
-	{ "abcdefghijklmnop", 16, 8, 1, F_NONE, 0, EINVAL,
-	  "name not NUL-terminated within 16 bytes" },
-	{ "autoautoautoauto", 16, 8, 1, F_NONE, 0, EINVAL,
-	  "16 bytes starting with a registered name, no NUL" },
-	{ "AUTO", 0, 8, 1, F_NONE, 0, EINVAL, "uppercase name" },
-	{ "a b", 0, 8, 1, F_NONE, 0, EINVAL, "name with a space" },
-	{ "au.to", 0, 8, 1, F_NONE, 0, EINVAL, "name with a dot" },
-	{ "auto\n", 0, 8, 1, F_NONE, 0, EINVAL, "name with a newline" },
-	{ "\xc3\xa4uto", 0, 8, 1, F_NONE, 0, EINVAL, "non-ASCII name" },
-	{ "auto", 0, 262145, 1, F_NONE, 0, EINVAL, "nr_pages 262145" },
-	{ "auto", 0, 0xffffffff, 1, F_NONE, 0, EINVAL, "nr_pages 2^32-1" },
-	{ "auto", 0, 8, 3, F_NONE, 0, EINVAL, "gup 3" },
-	{ "auto", 0, 8, 0xffffffff, F_NONE, 0, EINVAL, "gup 2^32-1" },
-	{ "bogus", 0, 8, 1, F_NONE, 0, ENOENT, "unregistered name" },
-	{ "abcdefghijklmno", 0, 8, 1, F_NONE, 0, ENOENT,
-	  "unregistered 15-char name" },
-	{ "my-pol_9", 0, 8, 1, F_NONE, 0, ENOENT,
-	  "unregistered name with - _ digit" },
-};
+/*
+ * SET with @arg must fail with @err (@err_str in the message) and leave
+ * the reference policy in place: one check for the errno, one for GET.
+ */
+static void expect_set_fails(struct kt_vm *vm, const void *arg, int err,
+			     const char *err_str, const char *why)
+{
+	char when[128];
+	int r;
+
+	r = ktsys_set_policy_ptr(vm->fd, arg);
+	KT_EXPECT(r == -err, "SET with %s fails with %s (got %s)", why,
+		  err_str, r ? strerror(-r) : "success");
+	snprintf(when, sizeof(when), "after SET with %s", why);
+	if (expect_policy(vm, REF_NAME, REF_NR, REF_GUP, when))
+		kt_pass("%s: policy unchanged", when);
+}
 
 static void check_bad_sets(struct kt_vm *vm)
 {
-	/* The VM's policy before and after every failed call. */
-	const char *ref_name = "manual";
-	const uint32_t ref_nr = 32, ref_gup = KVM_PREFETCH_GUP_FAST_ONLY;
-	struct kvm_prefetch_policy p;
-	char *page;
 	size_t i;
 	int r;
 
-	r = ktsys_set_policy(vm->fd, ref_name, ref_nr, ref_gup);
+	r = ktsys_set_policy(vm->fd, REF_NAME, REF_NR, REF_GUP);
 	KT_ASSERT(!r, "SET manual 32 fast: %s", strerror(-r));
-	KT_ASSERT(expect_policy(vm, ref_name, ref_nr, ref_gup, "reference"),
+	KT_ASSERT(expect_policy(vm, REF_NAME, REF_NR, REF_GUP, "reference"),
 		  "reference policy");
 
-	for (i = 0; i < sizeof(bad_sets) / sizeof(bad_sets[0]); i++) {
-		const struct bad_set *b = &bad_sets[i];
-		char when[128];
+	for (i = 0; i < sizeof(bad_sets) / sizeof(bad_sets[0]); i++)
+		expect_set_fails(vm, &bad_sets[i].p, bad_sets[i].err,
+				 strerror(bad_sets[i].err), bad_sets[i].why);
+}
 
-		memset(&p, 0, sizeof(p));
-		memcpy(p.name, b->name,
-		       b->name_len ? b->name_len : strlen(b->name));
-		p.nr_pages = b->nr;
-		p.gup = b->gup;
-		switch (b->field) {
-		case F_NONE:
-			break;
-		case F_FLAGS:
-			p.flags = b->val;
-			break;
-		case F_PAD:
-			p.pad = b->val;
-			break;
-		case F_RES0:
-		case F_RES1:
-		case F_RES2:
-		case F_RES3:
-			p.reserved[b->field - F_RES0] = b->val;
-			break;
-		}
-		r = ktsys_set_policy_ptr(vm->fd, &p);
-		KT_EXPECT(r == -b->err, "SET with %s fails with %s (got %s)",
-			  b->why, strerror(b->err),
-			  r ? strerror(-r) : "success");
-		snprintf(when, sizeof(when), "after SET with %s", b->why);
-		if (expect_policy(vm, ref_name, ref_nr, ref_gup, when))
-			kt_pass("%s: policy unchanged", when);
-	}
+/* EFAULT: NULL, an unmapped page, a struct running into one; GET too. */
+static void check_set_efault(struct kt_vm *vm)
+{
+	struct kvm_prefetch_policy *half;
+	char *page;
+	int r;
 
-	/* EFAULT: NULL, an unmapped page, a struct running into one. */
 	page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	KT_ASSERT(page != MAP_FAILED, "mmap: %s", strerror(errno));
 	KT_ASSERT(!munmap(page + 4096, 4096), "munmap: %s", strerror(errno));
-	{
-		struct {
-			const void *ptr;
-			const char *why;
-		} faults[] = {
-			{ NULL, "NULL pointer" },
-			{ page + 4096, "pointer to an unmapped page" },
-			{ page + 4096 - 32, "struct crossing into an unmapped page" },
-		};
-		struct kvm_prefetch_policy *half =
-			(void *)(page + 4096 - 32);
 
-		/* The readable half is a valid prefix of a policy. */
-		memset(page, 0, 4096);
-		memcpy(half->name, "auto", 4);
-		half->nr_pages = 8;
-		half->gup = 1;
+	/* The readable half is a valid prefix of a policy. */
+	half = (void *)(page + 4096 - 32);
+	memset(page, 0, 4096);
+	memcpy(half->name, "auto", 4);
+	half->nr_pages = 8;
+	half->gup = 1;
 
-		for (i = 0; i < 3; i++) {
-			char when[128];
+	expect_set_fails(vm, NULL, EFAULT, "EFAULT", "NULL pointer");
+	expect_set_fails(vm, page + 4096, EFAULT, "EFAULT",
+			 "pointer to an unmapped page");
+	expect_set_fails(vm, half, EFAULT, "EFAULT",
+			 "struct crossing into an unmapped page");
 
-			r = ktsys_set_policy_ptr(vm->fd, faults[i].ptr);
-			KT_EXPECT(r == -EFAULT,
-				  "SET with %s fails with EFAULT (got %s)",
-				  faults[i].why, r ? strerror(-r) : "success");
-			snprintf(when, sizeof(when), "after SET with %s",
-				 faults[i].why);
-			if (expect_policy(vm, ref_name, ref_nr, ref_gup, when))
-				kt_pass("%s: policy unchanged", when);
-		}
-		/* GET into unmapped memory. */
-		r = ioctl(vm->fd, KVM_GET_PREFETCH_POLICY, page + 4096) ?
-			-errno : 0;
-		KT_EXPECT(r == -EFAULT,
-			  "GET into an unmapped page fails with EFAULT (got %s)",
-			  r ? strerror(-r) : "success");
-	}
+	r = ioctl(vm->fd, KVM_GET_PREFETCH_POLICY, page + 4096) ? -errno : 0;
+	KT_EXPECT(r == -EFAULT,
+		  "GET into an unmapped page fails with EFAULT (got %s)",
+		  r ? strerror(-r) : "success");
 	munmap(page, 4096);
 }
 
@@ -618,6 +610,7 @@ int main(void)
 	expect_debugfs(vm, "new VM");
 
 	check_bad_sets(vm);
+	check_set_efault(vm);
 	check_get_zero_fill(vm);
 	check_defaults_resolution(vm);
 	check_idempotent(vm);
