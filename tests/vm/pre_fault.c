@@ -41,6 +41,7 @@
 #include <sys/mman.h>
 
 #include "kvmtest.h"
+#include "kt_sys.h"
 #include "kt_uffd.h"
 
 #define DATA_SLOT	1
@@ -88,14 +89,12 @@ static uint32_t tag_sum(uint64_t gpa, uint64_t size)
 
 static void set_policy_none(struct kt_vm *vm)
 {
-	struct kvm_prefetch_policy p;
+	int r;
 
 	if (kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) <= 0)
 		return;		/* no policies: nothing prefetches anyway */
-	memset(&p, 0, sizeof(p));
-	strcpy(p.name, "none");
-	KT_ASSERT(!ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p),
-		  "KVM_SET_PREFETCH_POLICY none: %s", strerror(errno));
+	r = ktsys_set_policy(vm->fd, "none", 0, 0);
+	KT_ASSERT(!r, "KVM_SET_PREFETCH_POLICY none: %s", strerror(-r));
 }
 
 /* One KVM_PRE_FAULT_MEMORY; returns 0 or -errno, updates *r. */
@@ -239,57 +238,66 @@ static void on_sigusr1(int sig)
 
 /* ---- the cases ---------------------------------------------------- */
 
-static void test_basics(void)
+/*
+ * A call that must fail with @err and leave the struct untouched:
+ * gpa, size, flags, padding[pad_idx] = pad.
+ */
+struct bad_range {
+	uint64_t gpa, size, flags;
+	unsigned int pad_idx;	/* padding[pad_idx] = pad */
+	uint64_t pad;
+	int err;
+	const char *what;
+};
+
+static const struct bad_range bad_ranges[] = {
+	/* EINVAL, in the order the checks are listed in the ABI. */
+	{ DATA_GPA, KT_PAGE_SIZE, 1, 0, 0, -EINVAL, "flags 1" },
+	{ DATA_GPA, KT_PAGE_SIZE, 0, 0, 1, -EINVAL, "padding[0] 1" },
+	{ DATA_GPA, KT_PAGE_SIZE, 0, 4, 0x100, -EINVAL, "padding[4] 0x100" },
+	{ DATA_GPA + 0x800, KT_PAGE_SIZE, 0, 0, 0, -EINVAL,
+	  "gpa not page aligned" },
+	{ DATA_GPA, KT_PAGE_SIZE + 0x200, 0, 0, 0, -EINVAL,
+	  "size not page aligned" },
+	{ DATA_GPA, 0, 0, 0, 0, -EINVAL, "size 0" },
+	{ ~0xfffULL, 0x2000, 0, 0, 0, -EINVAL, "gpa + size overflows" },
+	{ ~0xfffULL, 0x1000, 0, 0, 0, -EINVAL,
+	  "gpa + size wraps to exactly 0" },
+	/* ENOENT: no memslot, above all slots and in the gap between two. */
+	{ NO_SLOT_GPA, KT_PAGE_SIZE, 0, 0, 0, -ENOENT,
+	  "gpa above all memslots" },
+	{ 0x200000, 4 * KT_PAGE_SIZE, 0, 0, 0, -ENOENT,
+	  "gpa in the gap between memslots" },
+};
+
+static void check_bad_ranges(struct kt_vcpu *vcpu)
+{
+	struct kvm_pre_fault_memory r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
+		const struct bad_range *b = &bad_ranges[i];
+
+		r = range(b->gpa, b->size);
+		r.flags = b->flags;
+		r.padding[b->pad_idx] = b->pad;
+		expect_error(vcpu, r, b->err, b->what);
+	}
+}
+
+/*
+ * A whole slot of populated memory: 0, all processed, no guest fault;
+ * a guest read and a write pass then take none either.  Again over the
+ * mapped slot: still 0, all processed.
+ */
+static void check_whole_slot(struct kt_vcpu *vcpu)
 {
 	uint64_t pf0, pf1, pf2, end = DATA_GPA + DATA_SIZE, m0 = 0, m1 = 0;
 	struct kvm_pre_fault_memory r;
-	struct kt_vcpu *vcpu;
-	struct kt_vm *vm;
 	bool have_mapped;
 	uint32_t sum;
-	char *mem;
 	int ret;
 
-	vm = kt_vm_create();
-	KT_EXPECT(kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1 &&
-		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1,
-		  "KVM_CAP_PRE_FAULT_MEMORY: /dev/kvm %d, VM %d, want 1",
-		  kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY),
-		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY));
-	set_policy_none(vm);
-	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, NULL);
-	fill(mem, DATA_GPA, DATA_SIZE);
-	mem = kt_vm_add_slot(vm, EDGE_SLOT, EDGE_GPA, EDGE_SIZE, 0, NULL);
-	fill(mem, EDGE_GPA, EDGE_SIZE);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
-
-	/* EINVAL, in the order the checks are listed in the ABI. */
-	r = range(DATA_GPA, KT_PAGE_SIZE);
-	r.flags = 1;
-	expect_error(vcpu, r, -EINVAL, "flags 1");
-	r = range(DATA_GPA, KT_PAGE_SIZE);
-	r.padding[0] = 1;
-	expect_error(vcpu, r, -EINVAL, "padding[0] 1");
-	r = range(DATA_GPA, KT_PAGE_SIZE);
-	r.padding[4] = 0x100;
-	expect_error(vcpu, r, -EINVAL, "padding[4] 0x100");
-	expect_error(vcpu, range(DATA_GPA + 0x800, KT_PAGE_SIZE), -EINVAL,
-		     "gpa not page aligned");
-	expect_error(vcpu, range(DATA_GPA, KT_PAGE_SIZE + 0x200), -EINVAL,
-		     "size not page aligned");
-	expect_error(vcpu, range(DATA_GPA, 0), -EINVAL, "size 0");
-	expect_error(vcpu, range(~0xfffULL, 0x2000), -EINVAL,
-		     "gpa + size overflows");
-	expect_error(vcpu, range(~0xfffULL, 0x1000), -EINVAL,
-		     "gpa + size wraps to exactly 0");
-	/* ENOENT: no memslot, above all slots and in the gap between two. */
-	expect_error(vcpu, range(NO_SLOT_GPA, KT_PAGE_SIZE), -ENOENT,
-		     "gpa above all memslots");
-	expect_error(vcpu, range(0x200000, 4 * KT_PAGE_SIZE), -ENOENT,
-		     "gpa in the gap between memslots");
-
-	/* Success over a whole slot. */
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
 	have_mapped = !kt_vcpu_stat(vcpu, "prefetch_mapped", &m0);
 	r = range(DATA_GPA, DATA_SIZE);
@@ -322,42 +330,76 @@ static void test_basics(void)
 	KT_EXPECT(pf1 == pf2, "guest write pass after prefault took %llu guest faults, want 0 (mapped writable)",
 		  (unsigned long long)(pf1 - pf2));
 
-	/* Again over the now-mapped slot: still success, all processed. */
 	r = range(DATA_GPA, DATA_SIZE);
 	ret = pre_fault(vcpu, &r);
 	KT_EXPECT(ret == 0 && r.gpa == end && r.size == 0,
 		  "prefault of an already mapped slot: %s, gpa 0x%llx size 0x%llx",
 		  err_name(ret), (unsigned long long)r.gpa,
 		  (unsigned long long)r.size);
+}
 
-	/* Straddling the end of EDGE_SLOT: 4 pages in, 4 pages out. */
-	r = range(EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE, 8 * KT_PAGE_SIZE);
+/*
+ * A range straddling the end of EDGE_SLOT, 4 pages in and 4 out: the 4
+ * inside are mapped, the rest is reported back and then fails ENOENT.
+ */
+static void check_slot_end(struct kt_vcpu *vcpu)
+{
+	const uint64_t end = EDGE_GPA + EDGE_SIZE, in = end - 4 * KT_PAGE_SIZE;
+	struct kvm_pre_fault_memory r;
+	uint64_t pf0, pf1, pf2;
+	uint32_t sum;
+	int ret;
+
+	r = range(in, 8 * KT_PAGE_SIZE);
 	ret = pre_fault(vcpu, &r);
-	KT_EXPECT(ret == 0 && r.gpa == EDGE_GPA + EDGE_SIZE &&
-		  r.size == 4 * KT_PAGE_SIZE,
+	KT_EXPECT(ret == 0 && r.gpa == end && r.size == 4 * KT_PAGE_SIZE,
 		  "range straddling the slot end: %s, gpa 0x%llx size 0x%llx (want 0, 0x%llx, 0x%llx)",
 		  err_name(ret), (unsigned long long)r.gpa,
-		  (unsigned long long)r.size,
-		  (unsigned long long)(EDGE_GPA + EDGE_SIZE),
+		  (unsigned long long)r.size, (unsigned long long)end,
 		  4 * KT_PAGE_SIZE);
 	expect_error(vcpu, r, -ENOENT, "the rest past the slot end");
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	sum = kt_touch(vcpu, EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE,
-		       EDGE_GPA + EDGE_SIZE, 0, KT_TOUCH_READ);
+	sum = kt_touch(vcpu, in, end, 0, KT_TOUCH_READ);
 	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	KT_EXPECT(pf1 == pf0 && sum == tag_sum(EDGE_GPA + EDGE_SIZE -
-					       4 * KT_PAGE_SIZE,
-					       4 * KT_PAGE_SIZE),
+	KT_EXPECT(pf1 == pf0 && sum == tag_sum(in, 4 * KT_PAGE_SIZE),
 		  "the 4 prefaulted pages before the slot end: %llu guest faults, checksum 0x%x",
 		  (unsigned long long)(pf1 - pf0), sum);
 	/* The untouched rest of EDGE_SLOT still faults (policy none). */
-	kt_touch(vcpu, EDGE_GPA, EDGE_GPA + EDGE_SIZE - 4 * KT_PAGE_SIZE, 0,
-		 KT_TOUCH_READ);
+	kt_touch(vcpu, EDGE_GPA, in, 0, KT_TOUCH_READ);
 	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
 	KT_EXPECT(pf2 - pf1 == EDGE_SIZE / KT_PAGE_SIZE - 4,
 		  "pages outside the prefaulted range were not mapped: %llu guest faults, want %llu",
 		  (unsigned long long)(pf2 - pf1),
 		  EDGE_SIZE / KT_PAGE_SIZE - 4);
+}
+
+/*
+ * The capability, then on a VM with policy none and two slots of
+ * populated memory: bad arguments, a whole slot, the end of a slot.
+ */
+static void test_basics(void)
+{
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	char *mem;
+
+	vm = kt_vm_create();
+	KT_EXPECT(kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1 &&
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1,
+		  "KVM_CAP_PRE_FAULT_MEMORY: /dev/kvm %d, VM %d, want 1",
+		  kt_kvm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY),
+		  kt_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY));
+	set_policy_none(vm);
+	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, NULL);
+	fill(mem, DATA_GPA, DATA_SIZE);
+	mem = kt_vm_add_slot(vm, EDGE_SLOT, EDGE_GPA, EDGE_SIZE, 0, NULL);
+	fill(mem, EDGE_GPA, EDGE_SIZE);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
+
+	check_bad_ranges(vcpu);
+	check_whole_slot(vcpu);
+	check_slot_end(vcpu);
 
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
