@@ -145,6 +145,7 @@ static void expect_error(struct kt_vcpu *vcpu, struct kvm_pre_fault_memory r,
 /* ---- threads ---------------------------------------------------- */
 
 struct call {
+	const char *name;	/* for messages */
 	pthread_t thread;
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
@@ -230,6 +231,42 @@ static bool park_pre_fault(struct call *c, struct kt_vcpu *vcpu,
 	kt_uffd_gate_open(u);
 	join(c);
 	return false;
+}
+
+/*
+ * Start deleting memslot @slot of @vm in @c, and give the delete 200 ms
+ * to get as far as it can.
+ */
+static void start_delete(struct call *c, struct kt_vm *vm, uint32_t slot)
+{
+	c->vm = vm;
+	c->slot = slot;
+	start(c, delete_thread);
+	usleep(200 * 1000);
+}
+
+/*
+ * Wait up to 5 s for each of the @n calls, then join them all.  If one
+ * is stuck: FAIL (@when, and which are done) and end the program.
+ */
+static void finish_all(const char *when, struct call **calls, int n)
+{
+	char state[160] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n && call_wait(calls[i], 5000); i++)
+		;
+	if (i < n) {
+		for (i = 0; i < n; i++)
+			len += snprintf(state + len, sizeof(state) - len,
+					"%s%s %s", i ? ", " : "", calls[i]->name,
+					call_done(calls[i]) ? "done" : "stuck");
+		kt_fail("threads stuck %s: %s", when, state);
+		exit(kt_exit());
+	}
+	for (i = 0; i < n; i++)
+		join(calls[i]);
 }
 
 static void on_sigusr1(int sig)
@@ -479,47 +516,61 @@ static void test_eintr(void)
 }
 
 /*
+ * What both EAGAIN cases start from: a VM with policy none whose
+ * UFFD_SLOT is armed with a handler, gate closed, that populates it
+ * page by page from a source of tagged pages.
+ */
+struct uffd_vm {
+	char *src;
+	struct kt_vm *vm;
+	struct kt_uffd *u;
+};
+
+static void uffd_vm_create(struct uffd_vm *e)
+{
+	e->src = mmap(NULL, UFFD_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KT_ASSERT(e->src != MAP_FAILED, "mmap");
+	fill(e->src, UFFD_GPA, UFFD_SIZE);
+
+	e->vm = kt_vm_create();
+	set_policy_none(e->vm);
+	e->u = kt_uffd_create_alloc(UFFD_SIZE, 0, e->src, KT_PAGE_SIZE);
+	kt_uffd_gate_close(e->u);
+	kt_vm_add_slot(e->vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0,
+		       kt_uffd_base(e->u));
+}
+
+/* The vCPUs must be freed first. */
+static void uffd_vm_free(struct uffd_vm *e)
+{
+	kt_vm_free(e->vm);
+	kt_uffd_destroy(e->u);
+	munmap(e->src, UFFD_SIZE);
+}
+
+/*
  * (a): the slot being prefaulted is deleted while the prefault waits for
  * userfaultfd.
  */
 static void test_eagain_same_slot(void)
 {
-	struct call b = { 0 }, c = { 0 };
+	struct call b = { .name = "prefault" }, c = { .name = "delete" };
+	struct call *calls[] = { &b, &c };
 	struct kt_vcpu *vcpu;
-	struct kt_uffd *u;
-	struct kt_vm *vm;
+	struct uffd_vm e;
 	bool c_blocked;
-	char *src;
 
-	src = mmap(NULL, UFFD_SIZE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	KT_ASSERT(src != MAP_FAILED, "mmap");
-	fill(src, UFFD_GPA, UFFD_SIZE);
+	uffd_vm_create(&e);
+	vcpu = kt_vcpu_add(e.vm, 0);
 
-	vm = kt_vm_create();
-	set_policy_none(vm);
-	u = kt_uffd_create_alloc(UFFD_SIZE, 0, src, KT_PAGE_SIZE);
-	kt_uffd_gate_close(u);
-	kt_vm_add_slot(vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0, kt_uffd_base(u));
-	vcpu = kt_vcpu_add(vm, 0);
-
-	if (!park_pre_fault(&b, vcpu, u))
+	if (!park_pre_fault(&b, vcpu, e.u))
 		goto out;
-	c.vm = vm;
-	c.slot = UFFD_SLOT;
-	start(&c, delete_thread);
-	usleep(200 * 1000);
+	start_delete(&c, e.vm, UFFD_SLOT);
 	c_blocked = !call_done(&c) && !call_done(&b);
 	KT_EXPECT(c_blocked, "memslot delete waits while the prefault sits in the userfaultfd handler");
-	kt_uffd_gate_open(u);
-	if (!call_wait(&b, 5000) || !call_wait(&c, 5000)) {
-		kt_fail("prefault (%s) or delete (%s) did not finish after the page was populated",
-			call_done(&b) ? "done" : "stuck",
-			call_done(&c) ? "done" : "stuck");
-		exit(kt_exit());
-	}
-	join(&b);
-	join(&c);
+	kt_uffd_gate_open(e.u);
+	finish_all("after the page was populated", calls, 2);
 	kt_pass("memslot delete completed after the handler populated the page");
 	kt_info("slot deleted during a prefault waiting in userfaultfd: %s, gpa 0x%llx size 0x%llx",
 		err_name(b.ret), (unsigned long long)b.r.gpa,
@@ -531,19 +582,17 @@ static void test_eagain_same_slot(void)
 		  "prefault racing its slot's delete: EAGAIN with range unchanged or 0 with the page processed (got %s, gpa 0x%llx size 0x%llx)",
 		  err_name(b.ret), (unsigned long long)b.r.gpa,
 		  (unsigned long long)b.r.size);
-	kt_uffd_quiesce(u, 5000);
-	KT_EXPECT(kt_uffd_events(u) == 1 && !kt_uffd_errors(u),
+	kt_uffd_quiesce(e.u, 5000);
+	KT_EXPECT(kt_uffd_events(e.u) == 1 && !kt_uffd_errors(e.u),
 		  "one userfaultfd event, no handler error (%llu, %llu)",
-		  (unsigned long long)kt_uffd_events(u),
-		  (unsigned long long)kt_uffd_errors(u));
+		  (unsigned long long)kt_uffd_events(e.u),
+		  (unsigned long long)kt_uffd_errors(e.u));
 	/* The slot is gone now. */
 	expect_error(vcpu, range(UFFD_GPA, KT_PAGE_SIZE), -ENOENT,
 		     "prefault of the deleted slot");
 out:
 	kt_vcpu_free(vcpu);
-	kt_vm_free(vm);
-	kt_uffd_destroy(u);
-	munmap(src, UFFD_SIZE);
+	uffd_vm_free(&e);
 }
 
 /*
@@ -553,34 +602,24 @@ out:
  */
 static void test_eagain_invalid_slot(void)
 {
-	struct call a = { 0 }, b = { 0 }, c = { 0 };
+	struct call a = { .name = "prefault A" }, b = { .name = "prefault B" };
+	struct call c = { .name = "delete" };
+	struct call *calls[] = { &a, &b, &c };
 	struct kt_vcpu *vcpu0, *vcpu1;
-	struct kt_uffd *u;
-	struct kt_vm *vm;
+	struct uffd_vm e;
 	bool b_done;
-	char *src, *mem;
+	char *mem;
 
-	src = mmap(NULL, UFFD_SIZE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	KT_ASSERT(src != MAP_FAILED, "mmap");
-	fill(src, UFFD_GPA, UFFD_SIZE);
-
-	vm = kt_vm_create();
-	set_policy_none(vm);
-	u = kt_uffd_create_alloc(UFFD_SIZE, 0, src, KT_PAGE_SIZE);
-	kt_uffd_gate_close(u);
-	kt_vm_add_slot(vm, UFFD_SLOT, UFFD_GPA, UFFD_SIZE, 0, kt_uffd_base(u));
-	mem = kt_vm_add_slot(vm, VICTIM_SLOT, VICTIM_GPA, VICTIM_SIZE, 0, NULL);
+	uffd_vm_create(&e);
+	mem = kt_vm_add_slot(e.vm, VICTIM_SLOT, VICTIM_GPA, VICTIM_SIZE, 0,
+			     NULL);
 	fill(mem, VICTIM_GPA, VICTIM_SIZE);
-	vcpu0 = kt_vcpu_add(vm, 0);
-	vcpu1 = kt_vcpu_add(vm, 1);
+	vcpu0 = kt_vcpu_add(e.vm, 0);
+	vcpu1 = kt_vcpu_add(e.vm, 1);
 
-	if (!park_pre_fault(&a, vcpu0, u))
+	if (!park_pre_fault(&a, vcpu0, e.u))
 		goto out;
-	c.vm = vm;
-	c.slot = VICTIM_SLOT;
-	start(&c, delete_thread);
-	usleep(200 * 1000);
+	start_delete(&c, e.vm, VICTIM_SLOT);
 	KT_EXPECT(!call_done(&c), "delete of another memslot waits for the prefault in the handler (SRCU)");
 
 	b.vcpu = vcpu1;
@@ -588,18 +627,8 @@ static void test_eagain_invalid_slot(void)
 	start(&b, pre_fault_thread);
 	b_done = call_wait(&b, 3000);
 	KT_EXPECT(b_done, "prefault of a memslot being deleted returns while the delete waits");
-	kt_uffd_gate_open(u);
-	if (!call_wait(&a, 5000) || !call_wait(&b, 5000) ||
-	    !call_wait(&c, 5000)) {
-		kt_fail("threads stuck after the page was populated: prefault A %s, prefault B %s, delete %s",
-			call_done(&a) ? "done" : "stuck",
-			call_done(&b) ? "done" : "stuck",
-			call_done(&c) ? "done" : "stuck");
-		exit(kt_exit());
-	}
-	join(&a);
-	join(&b);
-	join(&c);
+	kt_uffd_gate_open(e.u);
+	finish_all("after the page was populated", calls, 3);
 	kt_info("prefault of slot being deleted: %s gpa 0x%llx size 0x%llx; the prefault in userfaultfd: %s gpa 0x%llx size 0x%llx",
 		err_name(b.ret), (unsigned long long)b.r.gpa,
 		(unsigned long long)b.r.size, err_name(a.ret),
@@ -619,9 +648,7 @@ static void test_eagain_invalid_slot(void)
 out:
 	kt_vcpu_free(vcpu0);
 	kt_vcpu_free(vcpu1);
-	kt_vm_free(vm);
-	kt_uffd_destroy(u);
-	munmap(src, UFFD_SIZE);
+	uffd_vm_free(&e);
 }
 
 /* ---- npt=0 ----------------------------------------------------- */
