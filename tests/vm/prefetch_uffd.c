@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 
 #include "kvmtest.h"
+#include "kt_sys.h"
 #include "kt_uffd.h"
 
 #define DATA_SLOT	1
@@ -72,47 +73,38 @@ static void fill_src(void)
 	}
 }
 
-static int set_policy(struct kt_vm *vm, const char *name, uint32_t nr,
-		      uint32_t gup)
-{
-	struct kvm_prefetch_policy p;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(p.name, sizeof(p.name), "%s", name);
-	p.nr_pages = nr;
-	p.gup = gup;
-	return ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p) ? -errno : 0;
-}
-
-struct result {
-	uint64_t events, populated, eexist, pf, pf_write, mapped, windows;
-	double ms;
+/* One case (see run_case()) and what its read pass must give. */
+struct uffd_case {
+	char what[80];		/* the case, for messages */
+	uint64_t chunks;	/* chunks of the slot: events, populated */
+	uint64_t step;		/* pages per guest fault */
+	uint64_t want_pf;	/* guest faults of the read pass */
+	bool prefetch;		/* policy auto with a window > 1 */
+	struct kt_vm *vm;
+	struct kt_vcpu *vcpu;
+	struct kt_uffd *u;
+	char *mem;		/* the armed host memory of the slot */
+	uint64_t pf;		/* pf_taken after the read pass */
 };
 
 /*
- * One case: a fresh VM, the data slot armed with a handler of @chunk
- * bytes, policy @policy (NULL: leave the kernel's default, used only
- * when the kernel has no policies) with window @nr and GUP mode @gup.
+ * A fresh VM with @policy (NULL: leave the kernel's default), the data
+ * slot on memory armed with a handler of @chunk bytes in @mode, and a
+ * vCPU that has run once (so the code page is mapped).
  */
-static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
-		     const char *policy, uint32_t nr, uint32_t gup)
+static void case_setup(struct uffd_case *c, enum kt_uffd_mode mode,
+		       uint64_t chunk, const char *policy, uint32_t nr,
+		       uint32_t gup)
 {
-	uint64_t chunks = DATA_SIZE / chunk, chunk_pages = chunk / KT_PAGE_SIZE;
-	uint64_t pf0, pf1, pf2, m0 = 0, m1 = 0, w0 = 0, w1 = 0, t0, t1;
-	uint64_t want_pf, step, bad = 0, i;
-	bool prefetch = policy && !strcmp(policy, "auto") && nr > 1;
-	uint32_t sum, want_sum = 0;
-	struct kt_vcpu *vcpu;
-	struct kt_uffd *u;
-	struct kt_vm *vm;
-	bool have_stats;
-	char what[80];
-	char *mem;
+	uint64_t chunk_pages = chunk / KT_PAGE_SIZE;
+	int r;
 
-	snprintf(what, sizeof(what), "%s %lluK %s nr %u%s",
+	snprintf(c->what, sizeof(c->what), "%s %lluK %s nr %u%s",
 		 mode == KT_UFFD_MINOR ? "minor" : "missing",
 		 (unsigned long long)(chunk >> 10), policy ? policy : "stock",
 		 nr, gup == KVM_PREFETCH_GUP_FAST_ONLY ? " gup fast" : "");
+	c->chunks = DATA_SIZE / chunk;
+	c->prefetch = policy && !strcmp(policy, "auto") && nr > 1;
 
 	/*
 	 * The guest faults at the first page of every step-page block: at a
@@ -122,40 +114,55 @@ static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
 	 * populated; pages of later chunks are not, and must be skipped
 	 * without an event.
 	 */
-	step = !prefetch ? 1 : nr < chunk_pages ? nr : chunk_pages;
-	want_pf = DATA_PAGES / step;
+	c->step = !c->prefetch ? 1 : nr < chunk_pages ? nr : chunk_pages;
+	c->want_pf = DATA_PAGES / c->step;
 
-	vm = kt_vm_create();
-	if (policy)
-		KT_ASSERT(!set_policy(vm, policy, nr, gup),
-			  "KVM_SET_PREFETCH_POLICY %s nr %u gup %u: %s", policy,
-			  nr, gup, strerror(errno));
+	c->vm = kt_vm_create();
+	if (policy) {
+		r = ktsys_set_policy(c->vm->fd, policy, nr, gup);
+		KT_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s nr %u gup %u: %s",
+			  policy, nr, gup, strerror(-r));
+	}
 	if (mode == KT_UFFD_MINOR)
-		u = kt_uffd_create_minor(DATA_SIZE, HOST_ALIGN, src, chunk);
+		c->u = kt_uffd_create_minor(DATA_SIZE, HOST_ALIGN, src, chunk);
 	else
-		u = kt_uffd_create_alloc(DATA_SIZE, HOST_ALIGN, src, chunk);
-	mem = kt_uffd_base(u);
-	kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, mem);
-	vcpu = kt_vcpu_add(vm, 0);
+		c->u = kt_uffd_create_alloc(DATA_SIZE, HOST_ALIGN, src, chunk);
+	c->mem = kt_uffd_base(c->u);
+	kt_vm_add_slot(c->vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, c->mem);
+	c->vcpu = kt_vcpu_add(c->vm, 0);
 
 	/* Fault the code page in first: an empty pass. */
-	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
-	KT_ASSERT(kt_uffd_events(u) == 0, "events before the pass: %llu",
-		  (unsigned long long)kt_uffd_events(u));
+	kt_touch(c->vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
+	KT_ASSERT(kt_uffd_events(c->u) == 0, "events before the pass: %llu",
+		  (unsigned long long)kt_uffd_events(c->u));
+}
 
-	have_stats = !kt_vcpu_stat(vcpu, "prefetch_mapped", &m0) &&
-		     !kt_vcpu_stat(vcpu, "prefetch_windows", &w0);
-	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+/*
+ * The guest reads every page once: one event per chunk, want_pf guest
+ * faults, the rest mapped by prefetch, one window per guest fault.
+ */
+static void check_read_pass(struct uffd_case *c)
+{
+	uint64_t pf0, m0 = 0, m1 = 0, w0 = 0, w1 = 0, t0, t1, i;
+	uint32_t sum, want_sum = 0;
+	struct kt_uffd *u = c->u;
+	const char *what = c->what;
+	bool have_stats;
+
+	have_stats = !kt_vcpu_stat(c->vcpu, "prefetch_mapped", &m0) &&
+		     !kt_vcpu_stat(c->vcpu, "prefetch_windows", &w0);
+	pf0 = kt_vcpu_stat_get(c->vcpu, "pf_taken");
 
 	t0 = kt_now_ns();
-	sum = kt_touch(vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0, KT_TOUCH_READ);
+	sum = kt_touch(c->vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0,
+		       KT_TOUCH_READ);
 	t1 = kt_now_ns();
 
-	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	c->pf = kt_vcpu_stat_get(c->vcpu, "pf_taken");
 	KT_EXPECT(kt_uffd_quiesce(u, 5000), "%s: handler idle after the pass", what);
 	if (have_stats) {
-		m1 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-		w1 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+		m1 = kt_vcpu_stat_get(c->vcpu, "prefetch_mapped");
+		w1 = kt_vcpu_stat_get(c->vcpu, "prefetch_windows");
 	}
 	for (i = 0; i < DATA_PAGES; i++)
 		want_sum += src_tag(i);
@@ -163,47 +170,58 @@ static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
 	kt_info("%-30s: events %4llu (dup %llu) pf_taken %4llu prefetch_mapped %4llu windows %4llu  %6.1f ms",
 		what, (unsigned long long)kt_uffd_events(u),
 		(unsigned long long)kt_uffd_eexist(u),
-		(unsigned long long)(pf1 - pf0),
+		(unsigned long long)(c->pf - pf0),
 		(unsigned long long)(m1 - m0),
 		(unsigned long long)(w1 - w0), (t1 - t0) / 1e6);
 
 	KT_EXPECT(sum == want_sum, "%s: guest read checksum 0x%x, want 0x%x",
 		  what, sum, want_sum);
-	KT_EXPECT(kt_uffd_events(u) == chunks && kt_uffd_populated(u) == chunks,
+	KT_EXPECT(kt_uffd_events(u) == c->chunks &&
+		  kt_uffd_populated(u) == c->chunks,
 		  "%s: %llu userfaultfd events, %llu chunks populated, want %llu each",
 		  what, (unsigned long long)kt_uffd_events(u),
 		  (unsigned long long)kt_uffd_populated(u),
-		  (unsigned long long)chunks);
+		  (unsigned long long)c->chunks);
 	KT_EXPECT(!kt_uffd_errors(u), "%s: handler errors %llu", what,
 		  (unsigned long long)kt_uffd_errors(u));
-	KT_EXPECT(pf1 - pf0 == want_pf,
+	KT_EXPECT(c->pf - pf0 == c->want_pf,
 		  "%s: pf_taken +%llu, want %llu (one per %llu pages)", what,
-		  (unsigned long long)(pf1 - pf0), (unsigned long long)want_pf,
-		  (unsigned long long)step);
+		  (unsigned long long)(c->pf - pf0),
+		  (unsigned long long)c->want_pf, (unsigned long long)c->step);
 	if (have_stats) {
-		KT_EXPECT(m1 - m0 == DATA_PAGES - want_pf,
+		KT_EXPECT(m1 - m0 == DATA_PAGES - c->want_pf,
 			  "%s: prefetch_mapped +%llu, want %llu", what,
 			  (unsigned long long)(m1 - m0),
-			  (unsigned long long)(DATA_PAGES - want_pf));
-		if (prefetch)
-			KT_EXPECT(w1 - w0 == want_pf,
+			  (unsigned long long)(DATA_PAGES - c->want_pf));
+		if (c->prefetch)
+			KT_EXPECT(w1 - w0 == c->want_pf,
 				  "%s: prefetch_windows +%llu, want %llu (one per guest fault)",
 				  what, (unsigned long long)(w1 - w0),
-				  (unsigned long long)want_pf);
+				  (unsigned long long)c->want_pf);
 	}
+}
 
-	/* Write pass: all pages are mapped (writable): no fault, no event. */
-	kt_touch(vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0, KT_TOUCH_WRITE);
-	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	kt_uffd_quiesce(u, 5000);
-	KT_EXPECT(pf2 == pf1 && kt_uffd_events(u) == chunks,
+/* Write pass: all pages are mapped (writable): no fault, no event. */
+static void check_write_pass(struct uffd_case *c)
+{
+	uint64_t pf2;
+
+	kt_touch(c->vcpu, DATA_GPA, DATA_GPA + DATA_SIZE, 0, KT_TOUCH_WRITE);
+	pf2 = kt_vcpu_stat_get(c->vcpu, "pf_taken");
+	kt_uffd_quiesce(c->u, 5000);
+	KT_EXPECT(pf2 == c->pf && kt_uffd_events(c->u) == c->chunks,
 		  "%s: write pass took %llu faults and %llu new events, want 0",
-		  what, (unsigned long long)(pf2 - pf1),
-		  (unsigned long long)(kt_uffd_events(u) - chunks));
+		  c->what, (unsigned long long)(pf2 - c->pf),
+		  (unsigned long long)(kt_uffd_events(c->u) - c->chunks));
+}
 
-	/* Host view: dword 0 is what the guest wrote, the rest the source. */
+/* Host view: dword 0 is what the guest wrote, the rest the source. */
+static void check_host_memory(struct uffd_case *c)
+{
+	uint64_t bad = 0, i;
+
 	for (i = 0; i < DATA_PAGES; i++) {
-		char *p = mem + i * KT_PAGE_SIZE, *s = src + i * KT_PAGE_SIZE;
+		char *p = c->mem + i * KT_PAGE_SIZE, *s = src + i * KT_PAGE_SIZE;
 
 		if (*(uint32_t *)p != (uint32_t)(DATA_GPA + i * KT_PAGE_SIZE) ||
 		    memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4)) {
@@ -215,12 +233,29 @@ static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
 		}
 	}
 	KT_EXPECT(!bad, "%s: host memory of all %llu pages right (%llu wrong)",
-		  what, (unsigned long long)DATA_PAGES,
+		  c->what, (unsigned long long)DATA_PAGES,
 		  (unsigned long long)bad);
+}
 
-	kt_vcpu_free(vcpu);
-	kt_vm_free(vm);
-	kt_uffd_destroy(u);
+/*
+ * One case: a fresh VM, the data slot armed with a handler of @chunk
+ * bytes, policy @policy (NULL: leave the kernel's default, used only
+ * when the kernel has no policies) with window @nr and GUP mode @gup.
+ */
+static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
+		     const char *policy, uint32_t nr, uint32_t gup)
+{
+	struct uffd_case c;
+
+	memset(&c, 0, sizeof(c));
+	case_setup(&c, mode, chunk, policy, nr, gup);
+	check_read_pass(&c);
+	check_write_pass(&c);
+	check_host_memory(&c);
+
+	kt_vcpu_free(c.vcpu);
+	kt_vm_free(c.vm);
+	kt_uffd_destroy(c.u);
 }
 
 int main(void)
