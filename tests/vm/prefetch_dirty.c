@@ -30,6 +30,7 @@
 #include <sys/ioctl.h>
 
 #include "kvmtest.h"
+#include "kt_sys.h"
 
 #define DATA_SLOT	1
 #define DATA_GPA	0x400000ULL
@@ -40,14 +41,22 @@
 #define WRITE_EVERY	4
 
 static uint64_t bitmap[DATA_PAGES / 64];
+static struct kt_vm *vm;
+static struct kt_vcpu *vcpu;
+static char *mem;
+
+/* The vCPU's counters a phase compares, and their change in the phase. */
+struct counters {
+	uint64_t pf, mapped, windows;
+};
 
 static uint32_t fill_word(uint64_t page, uint64_t word)
 {
 	return 0xd1e70000u ^ (uint32_t)(page << 10) ^ (uint32_t)word;
 }
 
-/* 0 on success; the log of DATA_SLOT into bitmap[]. */
-static void get_dirty_log(struct kt_vm *vm)
+/* The log of DATA_SLOT into bitmap[]. */
+static void get_dirty_log(void)
 {
 	struct kvm_dirty_log log;
 
@@ -102,7 +111,7 @@ static uint64_t popcount_bitmap(void)
 }
 
 /* Host memory: dword 0 is gpa if @written(i), else 0; the rest the fill. */
-static uint64_t check_memory(char *mem, bool (*written)(uint64_t))
+static uint64_t check_memory(bool (*written)(uint64_t))
 {
 	uint64_t i, j, bad = 0;
 
@@ -131,30 +140,54 @@ static bool written_phase3(uint64_t i)
 	return want_written(i) || i >= HALF_PAGES;
 }
 
-int main(void)
+static void read_counters(struct counters *c)
 {
-	uint64_t pf0, pf1, pf2, pf3, m0, m1, m2, m3, w0, w1, w2, w3, i, j, bad;
-	struct kvm_prefetch_policy pol;
-	struct kt_vcpu *vcpu;
-	struct kt_vm *vm;
-	uint32_t half_end = DATA_GPA + HALF_PAGES * KT_PAGE_SIZE;
-	uint32_t end = DATA_GPA + DATA_SIZE;
-	uint64_t nwritten = HALF_PAGES / WRITE_EVERY;
-	uint64_t nread = HALF_PAGES - nwritten;
-	uint64_t windows = HALF_PAGES / NR_PAGES;
-	char *mem;
+	c->pf = kt_vcpu_stat_get(vcpu, "pf_taken");
+	c->mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	c->windows = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+}
 
-	kt_require_kvm();
+/*
+ * After a guest pass: the change of the counters since *@last (which is
+ * updated), logged as @what; with @log, also the slot's dirty log.
+ */
+static struct counters pass_delta(struct counters *last, const char *what,
+				  bool log)
+{
+	struct counters now, d;
+	char bits[32] = "";
+
+	read_counters(&now);
+	d.pf = now.pf - last->pf;
+	d.mapped = now.mapped - last->mapped;
+	d.windows = now.windows - last->windows;
+	*last = now;
+	if (log) {
+		get_dirty_log();
+		snprintf(bits, sizeof(bits), " dirty bits %llu",
+			 (unsigned long long)popcount_bitmap());
+	}
+	kt_info("%s: pf_taken +%llu prefetch_mapped +%llu windows +%llu%s",
+		what, (unsigned long long)d.pf, (unsigned long long)d.mapped,
+		(unsigned long long)d.windows, bits);
+	return d;
+}
+
+/*
+ * A VM with policy auto / NR_PAGES, the logged slot over populated host
+ * memory and a vCPU that has run once; the dirty log starts empty.
+ */
+static void setup(void)
+{
+	uint64_t i, j;
+	int r;
+
 	vm = kt_vm_create();
 	KT_REQUIRE(kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) > 0,
 		   "no KVM_CAP_PREFETCH_POLICY");
-
-	memset(&pol, 0, sizeof(pol));
-	strcpy(pol.name, "auto");
-	pol.nr_pages = NR_PAGES;
-	pol.gup = KVM_PREFETCH_GUP_NOFAULT;
-	KT_ASSERT(!ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &pol),
-		  "KVM_SET_PREFETCH_POLICY: %s", strerror(errno));
+	r = ktsys_set_policy(vm->fd, "auto", NR_PAGES,
+			     KVM_PREFETCH_GUP_NOFAULT);
+	KT_ASSERT(!r, "KVM_SET_PREFETCH_POLICY: %s", strerror(-r));
 
 	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE,
 			     KVM_MEM_LOG_DIRTY_PAGES, NULL);
@@ -169,78 +202,102 @@ int main(void)
 	vcpu = kt_vcpu_add(vm, 0);
 	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_READ);
 
-	get_dirty_log(vm);
+	get_dirty_log();
 	KT_EXPECT(popcount_bitmap() == 0,
 		  "dirty log empty before the guest touched the slot (%llu bits)",
 		  (unsigned long long)popcount_bitmap());
+}
 
-	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	m0 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	w0 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+/*
+ * A guest pass over the first half with logging on, every @stride
+ * bytes in @mode: each guest fault maps one page, prefetch maps none,
+ * and the dirty log holds exactly the pages @mapped says the faults
+ * mapped (writable, hence dirty).
+ */
+static void check_logged_pass(struct counters *last, const char *what,
+			      uint32_t stride, enum kt_touch_mode mode,
+			      bool (*mapped)(uint64_t))
+{
+	uint64_t want = 0, bad, i;
+	struct counters d;
 
-	/* 1: write every 4th page of the first half, logging on. */
-	kt_touch(vcpu, DATA_GPA, half_end, WRITE_EVERY * KT_PAGE_SIZE,
-		 KT_TOUCH_WRITE);
-	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	m1 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	w1 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
-	get_dirty_log(vm);
-	kt_info("logging, write every %dth of %llu pages: pf_taken +%llu prefetch_mapped +%llu windows +%llu dirty bits %llu",
-		WRITE_EVERY, (unsigned long long)HALF_PAGES,
-		(unsigned long long)(pf1 - pf0),
-		(unsigned long long)(m1 - m0), (unsigned long long)(w1 - w0),
-		(unsigned long long)popcount_bitmap());
-	KT_EXPECT(pf1 - pf0 == nwritten, "logging: pf_taken +%llu, want %llu (pages written)",
-		  (unsigned long long)(pf1 - pf0), (unsigned long long)nwritten);
-	KT_EXPECT(m1 == m0, "logging: prefetch_mapped +%llu, want 0",
-		  (unsigned long long)(m1 - m0));
-	bad = diff_bitmap(want_written);
-	KT_EXPECT(!bad, "logging: dirty log is exactly the %llu written pages (%llu bits wrong)",
-		  (unsigned long long)nwritten, (unsigned long long)bad);
-	bad = check_memory(mem, written_phase1);
+	for (i = 0; i < DATA_PAGES; i++)
+		want += mapped(i);
+	kt_touch(vcpu, DATA_GPA, DATA_GPA + HALF_PAGES * KT_PAGE_SIZE, stride,
+		 mode);
+	d = pass_delta(last, what, true);
+	KT_EXPECT(d.pf == want, "%s: pf_taken +%llu, want %llu (pages mapped)",
+		  what, (unsigned long long)d.pf, (unsigned long long)want);
+	KT_EXPECT(!d.mapped, "%s: prefetch_mapped +%llu, want 0", what,
+		  (unsigned long long)d.mapped);
+	bad = diff_bitmap(mapped);
+	KT_EXPECT(!bad, "%s: dirty log is exactly the %llu pages mapped (%llu bits wrong)",
+		  what, (unsigned long long)want, (unsigned long long)bad);
+}
+
+/* 1: write every 4th page of the first half, logging on. */
+static void check_logged_writes(struct counters *last)
+{
+	char what[96];
+	uint64_t bad;
+
+	snprintf(what, sizeof(what), "logging, write every %dth of %llu pages",
+		 WRITE_EVERY, (unsigned long long)HALF_PAGES);
+	check_logged_pass(last, what, WRITE_EVERY * KT_PAGE_SIZE,
+			  KT_TOUCH_WRITE, want_written);
+	bad = check_memory(written_phase1);
 	KT_EXPECT(!bad, "logging: host memory of %llu pages right after the writes (%llu wrong)",
 		  (unsigned long long)DATA_PAGES, (unsigned long long)bad);
+}
 
-	/* 2: read every page of the first half, logging still on. */
-	kt_touch(vcpu, DATA_GPA, half_end, 0, KT_TOUCH_READ);
-	pf2 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	m2 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	w2 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
-	get_dirty_log(vm);
-	kt_info("logging, read all %llu pages: pf_taken +%llu prefetch_mapped +%llu windows +%llu dirty bits %llu",
-		(unsigned long long)HALF_PAGES,
-		(unsigned long long)(pf2 - pf1),
-		(unsigned long long)(m2 - m1), (unsigned long long)(w2 - w1),
-		(unsigned long long)popcount_bitmap());
-	KT_EXPECT(pf2 - pf1 == nread, "logging: read pass pf_taken +%llu, want %llu (pages not yet mapped)",
-		  (unsigned long long)(pf2 - pf1), (unsigned long long)nread);
-	KT_EXPECT(m2 == m1, "logging: read pass prefetch_mapped +%llu, want 0",
-		  (unsigned long long)(m2 - m1));
-	bad = diff_bitmap(want_read_mapped);
-	KT_EXPECT(!bad, "logging: dirty log after the read pass is exactly the %llu pages read faults mapped (%llu bits wrong)",
-		  (unsigned long long)nread, (unsigned long long)bad);
+/* 2: read every page of the first half, logging still on. */
+static void check_logged_reads(struct counters *last)
+{
+	char what[96];
 
-	/* 3: logging off; the second half has never been touched. */
+	snprintf(what, sizeof(what), "logging, read all %llu pages",
+		 (unsigned long long)HALF_PAGES);
+	check_logged_pass(last, what, 0, KT_TOUCH_READ, want_read_mapped);
+}
+
+/* 3: logging off; the second half has never been touched. */
+static void check_unlogged_writes(struct counters *last)
+{
+	uint64_t windows = HALF_PAGES / NR_PAGES, bad;
+	char what[96];
+	struct counters d;
+
 	kt_vm_set_slot_flags(vm, DATA_SLOT, 0);
-	kt_touch(vcpu, half_end, end, 0, KT_TOUCH_WRITE);
-	pf3 = kt_vcpu_stat_get(vcpu, "pf_taken");
-	m3 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	w3 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
-	kt_info("logging off, write all %llu pages of the 2nd half: pf_taken +%llu prefetch_mapped +%llu windows +%llu",
-		(unsigned long long)HALF_PAGES,
-		(unsigned long long)(pf3 - pf2),
-		(unsigned long long)(m3 - m2), (unsigned long long)(w3 - w2));
-	KT_EXPECT(pf3 - pf2 == windows, "logging off: pf_taken +%llu, want %llu (one per %d-page window)",
-		  (unsigned long long)(pf3 - pf2), (unsigned long long)windows,
+	kt_touch(vcpu, DATA_GPA + HALF_PAGES * KT_PAGE_SIZE,
+		 DATA_GPA + DATA_SIZE, 0, KT_TOUCH_WRITE);
+	snprintf(what, sizeof(what),
+		 "logging off, write all %llu pages of the 2nd half",
+		 (unsigned long long)HALF_PAGES);
+	d = pass_delta(last, what, false);
+	KT_EXPECT(d.pf == windows, "logging off: pf_taken +%llu, want %llu (one per %d-page window)",
+		  (unsigned long long)d.pf, (unsigned long long)windows,
 		  NR_PAGES);
-	KT_EXPECT(m3 - m2 == HALF_PAGES - windows, "logging off: prefetch_mapped +%llu, want %llu",
-		  (unsigned long long)(m3 - m2),
+	KT_EXPECT(d.mapped == HALF_PAGES - windows, "logging off: prefetch_mapped +%llu, want %llu",
+		  (unsigned long long)d.mapped,
 		  (unsigned long long)(HALF_PAGES - windows));
-	KT_EXPECT(w3 - w2 == windows, "logging off: prefetch_windows +%llu, want %llu",
-		  (unsigned long long)(w3 - w2), (unsigned long long)windows);
-	bad = check_memory(mem, written_phase3);
+	KT_EXPECT(d.windows == windows, "logging off: prefetch_windows +%llu, want %llu",
+		  (unsigned long long)d.windows, (unsigned long long)windows);
+	bad = check_memory(written_phase3);
 	KT_EXPECT(!bad, "logging off: host memory of %llu pages right (%llu wrong)",
 		  (unsigned long long)DATA_PAGES, (unsigned long long)bad);
+}
+
+int main(void)
+{
+	struct counters last;
+
+	kt_require_kvm();
+	setup();
+	read_counters(&last);
+
+	check_logged_writes(&last);
+	check_logged_reads(&last);
+	check_unlogged_writes(&last);
 
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
