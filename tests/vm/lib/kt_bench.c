@@ -159,16 +159,117 @@ static int ktb_vm_create(const struct ktb_config *cfg, struct kt_vm **vmp)
 	return 0;
 }
 
+/*
+ * With cfg->pin, move the calling thread to cfg->cpu (threads created
+ * afterwards, the handler's too, inherit the mask); the old mask goes to
+ * @old.  Returns true if it pinned.
+ */
+static bool ktb_pin(const struct ktb_config *cfg, cpu_set_t *old)
+{
+	cpu_set_t set;
+
+	if (!cfg->pin)
+		return false;
+	KT_ASSERT(!sched_getaffinity(0, sizeof(*old), old),
+		  "sched_getaffinity: %s", strerror(errno));
+	CPU_ZERO(&set);
+	CPU_SET(cfg->cpu, &set);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(set), &set),
+		  "sched_setaffinity cpu %d: %s", cfg->cpu, strerror(errno));
+	return true;
+}
+
+/*
+ * The data slot of @size bytes: filled from @src up front with
+ * cfg->populated, else armed with a handler of @chunk bytes (in *@u).
+ * Returns its host memory.
+ */
+static char *ktb_add_data_slot(struct kt_vm *vm, const char *src,
+			       uint64_t size, uint64_t chunk,
+			       const struct ktb_config *cfg,
+			       struct kt_uffd **u)
+{
+	char *mem;
+
+	*u = NULL;
+	if (cfg->populated) {
+		mem = kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0,
+				     NULL);
+		memcpy(mem, src, size);
+		return mem;
+	}
+	*u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
+	mem = kt_uffd_base(*u);
+	kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, mem);
+	return mem;
+}
+
+/* The vCPUs' counters, summed; mapped and windows only if @prefetch. */
+struct ktb_stats {
+	uint64_t pf, mapped, windows;
+};
+
+static void ktb_stats_read(struct ktb_worker *w, unsigned int n,
+			   bool prefetch, struct ktb_stats *s)
+{
+	s->pf = ktb_sum_stat(w, n, "pf_taken");
+	s->mapped = prefetch ? ktb_sum_stat(w, n, "prefetch_mapped") : 0;
+	s->windows = prefetch ? ktb_sum_stat(w, n, "prefetch_windows") : 0;
+}
+
+/* Pages whose dword 0 is not their gpa or whose rest is not @src's. */
+static uint64_t ktb_bad_pages(const char *mem, const char *src,
+			      uint64_t pages)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < pages; i++) {
+		const char *p = mem + i * KT_PAGE_SIZE;
+		const char *s = src + i * KT_PAGE_SIZE;
+
+		if (*(const uint32_t *)p ==
+		    (uint32_t)(KTB_DATA_GPA + i * KT_PAGE_SIZE) &&
+		    !memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4))
+			continue;
+		if (!bad++)
+			kt_info("ktb: page %llu (gpa 0x%llx) wrong: dword0 0x%x",
+				(unsigned long long)i,
+				(unsigned long long)(KTB_DATA_GPA +
+						     i * KT_PAGE_SIZE),
+				*(const uint32_t *)p);
+	}
+	return bad;
+}
+
+/* The first of the run's errors into r->err (empty if none), and r->ok. */
+static void ktb_judge(struct ktb_result *r, struct kt_uffd *u)
+{
+	if (r->bad_pages && !r->err[0])
+		snprintf(r->err, sizeof(r->err), "%llu of %llu pages wrong",
+			 (unsigned long long)r->bad_pages,
+			 (unsigned long long)r->pages);
+	if (u && !r->err[0] && kt_uffd_errors(u))
+		snprintf(r->err, sizeof(r->err), "handler errors: %llu",
+			 (unsigned long long)kt_uffd_errors(u));
+	if (u && !r->err[0] && r->filled != r->chunks)
+		snprintf(r->err, sizeof(r->err),
+			 "%llu chunks populated by the handler, want %llu",
+			 (unsigned long long)r->filled,
+			 (unsigned long long)r->chunks);
+	r->ok = !r->err[0];
+}
+
 int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	    const struct ktb_config *cfg, struct ktb_result *r)
 {
 	unsigned int i, n = cfg->vcpus ? cfg->vcpus : 1;
 	struct ktb_worker w[KTB_MAX_VCPUS];
-	uint64_t pf0, pf1, m0 = 0, w0 = 0, v, part;
-	struct kt_uffd *u = NULL;
-	cpu_set_t old_set, set;
-	bool pinned = false;
+	struct ktb_stats s0, s1;
+	struct kt_uffd *u;
+	cpu_set_t old_set;
 	struct kt_vm *vm;
+	bool pinned;
+	uint64_t v;
 	char *mem;
 	int ret;
 
@@ -183,32 +284,12 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	ret = ktb_vm_create(cfg, &vm);
 	if (ret)
 		return ret;
-	/* Threads created from here on (the handler) inherit the mask. */
-	if (cfg->pin) {
-		KT_ASSERT(!sched_getaffinity(0, sizeof(old_set), &old_set),
-			  "sched_getaffinity: %s", strerror(errno));
-		CPU_ZERO(&set);
-		CPU_SET(cfg->cpu, &set);
-		KT_ASSERT(!sched_setaffinity(0, sizeof(set), &set),
-			  "sched_setaffinity cpu %d: %s", cfg->cpu,
-			  strerror(errno));
-		pinned = true;
-	}
-	if (cfg->populated) {
-		mem = kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0,
-				     NULL);
-		memcpy(mem, src, size);
-	} else {
-		u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
-		mem = kt_uffd_base(u);
-		kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, mem);
-	}
-
-	part = size / n;
+	pinned = ktb_pin(cfg, &old_set);
+	mem = ktb_add_data_slot(vm, src, size, chunk, cfg, &u);
 	for (i = 0; i < n; i++) {
 		w[i].vcpu = kt_vcpu_add(vm, i);
-		w[i].begin = KTB_DATA_GPA + i * part;
-		w[i].end = w[i].begin + part;
+		w[i].begin = KTB_DATA_GPA + i * (size / n);
+		w[i].end = w[i].begin + size / n;
 		/* Fault the code page in: an empty pass. */
 		kt_touch(w[i].vcpu, KTB_DATA_GPA, KTB_DATA_GPA, 0,
 			 KT_TOUCH_READ);
@@ -216,20 +297,12 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	KT_ASSERT(!u || kt_uffd_events(u) == 0, "events before the pass");
 
 	r->have_prefetch = !kt_vcpu_stat(w[0].vcpu, "prefetch_mapped", &v);
-	pf0 = ktb_sum_stat(w, n, "pf_taken");
-	if (r->have_prefetch) {
-		m0 = ktb_sum_stat(w, n, "prefetch_mapped");
-		w0 = ktb_sum_stat(w, n, "prefetch_windows");
-	}
-
+	ktb_stats_read(w, n, r->have_prefetch, &s0);
 	r->ms = ktb_pass(w, n) / 1e6;
-
-	pf1 = ktb_sum_stat(w, n, "pf_taken");
-	r->pf = pf1 - pf0;
-	if (r->have_prefetch) {
-		r->mapped = ktb_sum_stat(w, n, "prefetch_mapped") - m0;
-		r->windows = ktb_sum_stat(w, n, "prefetch_windows") - w0;
-	}
+	ktb_stats_read(w, n, r->have_prefetch, &s1);
+	r->pf = s1.pf - s0.pf;
+	r->mapped = s1.mapped - s0.mapped;
+	r->windows = s1.windows - s0.windows;
 	if (u) {
 		if (!kt_uffd_quiesce(u, 10000))
 			snprintf(r->err, sizeof(r->err),
@@ -242,37 +315,11 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 
 	/* The limit: the same pass over populated, mapped memory. */
 	r->limit_ms = ktb_pass(w, n) / 1e6;
-	r->pf2 = ktb_sum_stat(w, n, "pf_taken") - pf1;
+	r->pf2 = ktb_sum_stat(w, n, "pf_taken") - s1.pf;
 
 	/* Host view: dword 0 is what the guest wrote, the rest the source. */
-	for (v = 0; v < r->pages; v++) {
-		const char *p = mem + v * KT_PAGE_SIZE;
-		const char *s = src + v * KT_PAGE_SIZE;
-
-		if (*(const uint32_t *)p !=
-		    (uint32_t)(KTB_DATA_GPA + v * KT_PAGE_SIZE) ||
-		    memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4)) {
-			if (!r->bad_pages++)
-				kt_info("ktb: page %llu (gpa 0x%llx) wrong: dword0 0x%x",
-					(unsigned long long)v,
-					(unsigned long long)(KTB_DATA_GPA +
-							     v * KT_PAGE_SIZE),
-					*(const uint32_t *)p);
-		}
-	}
-	if (r->bad_pages && !r->err[0])
-		snprintf(r->err, sizeof(r->err), "%llu of %llu pages wrong",
-			 (unsigned long long)r->bad_pages,
-			 (unsigned long long)r->pages);
-	if (u && !r->err[0] && kt_uffd_errors(u))
-		snprintf(r->err, sizeof(r->err), "handler errors: %llu",
-			 (unsigned long long)kt_uffd_errors(u));
-	if (u && !r->err[0] && r->filled != r->chunks)
-		snprintf(r->err, sizeof(r->err),
-			 "%llu chunks populated by the handler, want %llu",
-			 (unsigned long long)r->filled,
-			 (unsigned long long)r->chunks);
-	r->ok = !r->err[0];
+	r->bad_pages = ktb_bad_pages(mem, src, r->pages);
+	ktb_judge(r, u);
 
 	for (i = 0; i < n; i++)
 		kt_vcpu_free(w[i].vcpu);
