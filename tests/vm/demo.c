@@ -91,7 +91,7 @@ static void switching_demo(void)
 	printf("| %-28s | %12s | %16s | %9s |\n", "policy (debugfs line)",
 	       "guest faults", "pages prefetched", "time");
 	printf("|------------------------------|--------------|------------------|-----------|\n");
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		uint64_t gpa = DATA_GPA + i * SLICE_SIZE;
 		struct run r;
 

@@ -312,7 +312,7 @@ static void check_bad_ranges(struct kt_vcpu *vcpu)
 	struct kvm_pre_fault_memory r;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_ranges); i++) {
 		const struct bad_range *b = &bad_ranges[i];
 
 		r = range(b->gpa, b->size);

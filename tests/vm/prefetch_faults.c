@@ -375,7 +375,7 @@ int main(void)
 		 KVM_PREFETCH_GUP_NOFAULT, true, N_PAGES, 0, 0, true);
 
 	/* (b) auto on populated memory: one fault per aligned window. */
-	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(windows); i++) {
 		uint32_t w = windows[i];
 
 		snprintf(tag, sizeof(tag), "(b) auto nr %u nofault", w);

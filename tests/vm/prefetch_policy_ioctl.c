@@ -223,7 +223,7 @@ static void check_bad_sets(struct kt_vm *vm)
 	KT_ASSERT(expect_policy(vm, REF_NAME, REF_NR, REF_GUP, "reference"),
 		  "reference policy");
 
-	for (i = 0; i < sizeof(bad_sets) / sizeof(bad_sets[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad_sets); i++)
 		expect_set_fails(vm, &bad_sets[i].p, bad_sets[i].err,
 				 strerror(bad_sets[i].err), bad_sets[i].why);
 }

@@ -177,7 +177,7 @@ static void check_bad_writes(void)
 	size_t i;
 	int r;
 
-	for (i = 0; i < sizeof(bad_writes) / sizeof(bad_writes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_writes); i++) {
 		const struct bad_write *b = &bad_writes[i];
 
 		KT_ASSERT(!ktsys_read_line(b->path, before, sizeof(before)),
@@ -202,7 +202,7 @@ static void check_good_writes(void)
 	size_t i, j;
 	int r;
 
-	for (i = 0; i < sizeof(good_writes) / sizeof(good_writes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(good_writes); i++) {
 		g = &good_writes[i];
 		for (j = 0; g->vals[j]; j++) {
 			r = ktsys_write(g->path, g->vals[j]);
@@ -255,8 +255,6 @@ static const struct vm_under_defaults {
 	{ "none", "0", "nofault", 1, KVM_PREFETCH_GUP_NOFAULT },
 };
 
-#define NR_VM_DEFAULTS	(sizeof(vm_defaults) / sizeof(vm_defaults[0]))
-
 /*
  * Each VM takes the defaults in force at its creation and keeps them
  * when they change later: after every creation, the new VM and all
@@ -266,11 +264,11 @@ static void check_vm_defaults(void)
 {
 	static const char * const changes[] = { "the default changed",
 						"two default changes" };
-	struct kt_vm *vms[NR_VM_DEFAULTS];
+	struct kt_vm *vms[ARRAY_SIZE(vm_defaults)];
 	char tag[96];
 	size_t i, j;
 
-	for (i = 0; i < NR_VM_DEFAULTS; i++) {
+	for (i = 0; i < ARRAY_SIZE(vm_defaults); i++) {
 		const struct vm_under_defaults *d = &vm_defaults[i];
 
 		KT_ASSERT(!ktsys_set_defaults(d->policy, d->nr_pages, d->gup),
@@ -288,7 +286,7 @@ static void check_vm_defaults(void)
 					d->gup_mode);
 		}
 	}
-	for (i = NR_VM_DEFAULTS; i-- > 0;)
+	for (i = ARRAY_SIZE(vm_defaults); i-- > 0;)
 		kt_vm_free(vms[i]);
 }
 

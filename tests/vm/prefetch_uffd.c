@@ -280,7 +280,7 @@ int main(void)
 		cap, (unsigned long long)(DATA_SIZE >> 10),
 		(unsigned long long)DATA_PAGES);
 
-	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		uint32_t nr = chunks[i] / KT_PAGE_SIZE;
 
 		if (have_policy) {

@@ -417,7 +417,7 @@ const char *kt_exit_reason_str(uint32_t reason)
 		[KVM_EXIT_X86_BUS_LOCK] = "X86_BUS_LOCK",
 	};
 
-	if (reason < sizeof(names) / sizeof(names[0]) && names[reason])
+	if (reason < ARRAY_SIZE(names) && names[reason])
 		return names[reason];
 	return "?";
 }

@@ -31,6 +31,8 @@
 /* I/O port the touch program writes its result (eax, 4 bytes) to. */
 #define KT_DONE_PORT	0x7e
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define KT_MAX_SLOTS	32
 #define KT_PAGE_SIZE	4096ULL
 
