@@ -104,9 +104,13 @@ warn(p, "WARNING: kvm_mmu_prefetch() called outside kvm_mmu_do_page_fault() "
 // ---- policy callbacks ---------------------------------------------------
 
 // The callbacks are named literally: spatch then parses only files that
-// mention one of them.
+// mention one of them.  The struct's name is matched through a
+// metavariable: written out, it would be a token that a file has to
+// contain to be parsed at all, and a call through st->ops in a file that
+// never names the struct would go unseen.
 @callback@
-struct kvm_prefetch_ops *ops;
+identifier ops_t =~ "^kvm_prefetch_ops$";
+struct ops_t *ops;
 position p : script:python() { not in_files(p, CORE) };
 @@
 
@@ -119,7 +123,8 @@ ops->release@p(...)
 )
 
 @depends on context@
-struct kvm_prefetch_ops *ops;
+identifier callback.ops_t;
+struct ops_t *ops;
 position callback.p;
 @@
 
