@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny test framework for the unit tests: TEST(name) functions run in
- * source order, each printing "PASS: <suite>/<name>" or
- * "FAIL: <suite>/<name>: <file>:<line>: <what>".  An ASSERT_*() that fails
- * ends its test.  After each test the shim must be clean (no lock held,
- * no reference or allocation leaked, no kernel rule broken, see
- * shim_unclean()).  main() exits non-zero if any test failed; the last
- * line, "DONE: <suite>: N tests", tells the Makefile it did not crash.
+ * A tiny test framework for the unit tests: TEST(name) functions and the
+ * rows of TEST_TABLE()s run in source order, each printing
+ * "PASS: <suite>/<name>" or "FAIL: <suite>/<name>: <file>:<line>: <what>".
+ * An ASSERT_*() that fails ends its test.  After each test the shim must
+ * be clean (no lock held, no reference or allocation leaked, no kernel
+ * rule broken, see shim_unclean()).  main() exits non-zero if any test
+ * failed; the last line, "DONE: <suite>: N tests", tells the Makefile it
+ * did not crash.
  *
  * Include after the shim and the kernel files under test.
  */
@@ -22,6 +23,8 @@
 struct test_case {
 	const char *name;
 	void (*fn)(void);
+	void (*fn_row)(const void *row);	/* instead, for table rows */
+	const void *row;
 	int line;
 };
 
@@ -33,22 +36,42 @@ static const char *test_current;
 static int test_failed;
 static jmp_buf test_jmp;
 
-static inline void test_register(const char *name, void (*fn)(void), int line)
+static inline void test_register(struct test_case t)
 {
 	if (test_nr == TEST_MAX) {
 		fprintf(stderr, "too many tests, raise TEST_MAX\n");
 		exit(2);
 	}
-	test_cases[test_nr++] = (struct test_case){ name, fn, line };
+	test_cases[test_nr++] = t;
 }
 
-#define TEST(name)							\
-	static void test_##name(void);					\
-	__attribute__((constructor)) static void test_reg_##name(void)	\
+#define TEST(tname)							\
+	static void test_##tname(void);					\
+	__attribute__((constructor)) static void test_reg_##tname(void)	\
 	{								\
-		test_register(#name, test_##name, __LINE__);		\
+		test_register((struct test_case){			\
+			.name = #tname, .fn = test_##tname,		\
+			.line = __LINE__ });				\
 	}								\
-	static void test_##name(void)
+	static void test_##tname(void)
+
+/*
+ * A table of cases: TEST_TABLE(fn, table) runs fn(&table[i]) as a test of
+ * its own for each row, named by the row's .name.
+ */
+#define TEST_TABLE(fn, table)						\
+	static void fn(const typeof((table)[0]) *row);			\
+	static void fn##_row(const void *row) { fn(row); }		\
+	__attribute__((constructor)) static void test_reg_##fn(void)	\
+	{								\
+		size_t i;						\
+									\
+		for (i = 0; i < ARRAY_SIZE(table); i++)			\
+			test_register((struct test_case){		\
+				.name = (table)[i].name, .fn_row = fn##_row, \
+				.row = &(table)[i], .line = __LINE__ }); \
+	}								\
+	static void fn(const typeof((table)[0]) *row)
 
 /* The suite name: test_foo.c -> foo */
 static inline const char *test_suite(void)
@@ -184,7 +207,10 @@ static inline int test_run_all(void (*setup)(void), void (*teardown)(void))
 			if (setup)
 				setup();
 			phase = 1;
-			test_cases[i].fn();
+			if (test_cases[i].fn)
+				test_cases[i].fn();
+			else
+				test_cases[i].fn_row(test_cases[i].row);
 		}
 		/* Clean up even after a failure, so the next test starts clean. */
 		if (!setjmp(test_jmp) && phase < 2) {

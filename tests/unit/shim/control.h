@@ -172,18 +172,4 @@ static inline const char *shim_unclean(char *buf, size_t size)
 	return buf;
 }
 
-/* The architecture, as the tests want it to be. */
-bool kvm_arch_prefetch_supported(void)
-{
-	return shim.arch_prefetch_supported;
-}
-
-long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
-				    struct kvm_pre_fault_memory *range)
-{
-	if (!shim.arch_pre_fault)
-		return -EOPNOTSUPP;
-	return shim.arch_pre_fault(vcpu, range);
-}
-
 #endif /* __SHIM_CONTROL_H */

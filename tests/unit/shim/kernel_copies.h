@@ -81,11 +81,55 @@ struct kvm {
 	struct kvm_prefetch_state __rcu *prefetch;	/* 0003 hook patch */
 };
 
+/* arch/x86/include/asm/kvm_host.h (the fields the x86 engine uses) */
+struct kvm_mmu;
+
+struct kvm_vcpu_arch {
+	struct kvm_mmu *mmu;
+	u32 hflags;
+};
+
+struct kvm_vcpu_stat {
+	u64 prefetch_windows;	/* 0003 hook patch */
+	u64 prefetch_mapped;
+};
+
+/* include/linux/kvm_host.h */
 struct kvm_vcpu {
 	struct kvm *kvm;
 	int vcpu_idx;
+	u64 requests;
+	struct kvm_vcpu_stat stat;
+	struct kvm_vcpu_arch arch;
 	int loaded;	/* shim: vcpu_load() without vcpu_put() */
 };
+
+/* include/linux/kvm_host.h */
+static inline bool kvm_request_pending(struct kvm_vcpu *vcpu)
+{
+	return READ_ONCE(vcpu->requests);
+}
+
+static inline bool is_error_noslot_pfn(kvm_pfn_t pfn)
+{
+	return !!(pfn & KVM_PFN_ERR_NOSLOT_MASK);
+}
+
+static inline gpa_t gfn_to_gpa(gfn_t gfn)
+{
+	return (gpa_t)gfn << PAGE_SHIFT;
+}
+
+static inline gfn_t gpa_to_gfn(gpa_t gpa)
+{
+	return (gfn_t)(gpa >> PAGE_SHIFT);
+}
+
+static inline bool kvm_is_visible_memslot(struct kvm_memory_slot *memslot)
+{
+	return (memslot && memslot->id < KVM_USER_MEM_SLOTS &&
+		!(memslot->flags & KVM_MEMSLOT_INVALID));
+}
 
 /* include/linux/kvm_host.h */
 static inline unsigned long

@@ -11,6 +11,11 @@
  *                    kernel's rules (includes kernel_copies.h)
  *   kernel_copies.h  values, structures and helpers copied from the
  *                    kernel, each naming its source file
+ *   arch_fake.h      the kvm_arch_*() hooks, steered by control.h
+ *   x86/             the x86 KVM around the engine, for the tests of
+ *                    arch/x86/kvm/mmu/prefetch.c (x86/kvm_x86.h says how)
+ *   linux/           headers the kernel files include by name; they only
+ *                    check that this file came first
  */
 #ifndef __KVM_PREFETCH_INTERNAL_H
 #define __KVM_PREFETCH_INTERNAL_H
@@ -19,5 +24,9 @@
 #include "kernel_stubs.h"
 
 #include <kvm/prefetch.h>
+
+#ifndef SHIM_X86_ENGINE
+#include "arch_fake.h"
+#endif
 
 #endif /* __KVM_PREFETCH_INTERNAL_H */
