@@ -32,28 +32,6 @@ static void teardown(void)
 	registry_reset();
 }
 
-/* The resolver's result, and the page reference it took, if any. */
-struct result {
-	kvm_pfn_t pfn;
-	bool writable;
-	hva_t hva;
-};
-
-static struct result resolve(u32 gup)
-{
-	struct result r = { .writable = true, .hva = 0xdead };
-
-	r.pfn = kvm_prefetch_gfn_to_pfn(&slot, GFN, gup, &r.writable, &r.hva);
-	return r;
-}
-
-static void release(struct result r)
-{
-	/* What the fault path does with the page reference. */
-	if (r.pfn == SHIM_PFN)
-		put_page(&shim_page);
-}
-
 /* ---- kvm_prefetch_slot_allowed() ------------------------------------ */
 
 TEST(slot_allowed)
@@ -88,186 +66,101 @@ TEST(slot_not_allowed)
 	ASSERT_FALSE(kvm_prefetch_slot_allowed(&s));
 }
 
-/* ---- the fast path --------------------------------------------------- */
+/* ---- kvm_prefetch_gfn_to_pfn() --------------------------------------- */
 
-TEST(fast_path_writable)
-{
-	struct result r;
+#define NOFAULT		KVM_PREFETCH_GUP_NOFAULT
+#define FAST_ONLY	KVM_PREFETCH_GUP_FAST_ONLY
 
-	shim.host.present = true;
-	shim.host.pte_writable = true;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, SHIM_PFN);
-	ASSERT_TRUE(r.writable);
-	ASSERT_EQ(r.hva, GFN_HVA);
-	ASSERT_EQ(shim.gup_fast_calls, 1);
-	ASSERT_EQ(shim.gup_fast_addr, GFN_HVA);
-	ASSERT_EQ(shim.gup_fast_flags, FOLL_WRITE);
-	ASSERT_EQ(shim.gup_calls, 0);
-	ASSERT_EQ(shim.vma_lookups, 0);
-	ASSERT_EQ(shim.page_refs, 1);
-	release(r);
-}
-
-TEST(fast_path_readonly_slot)
-{
-	struct result r;
-
-	shim.host.present = true;
-	shim.host.pte_writable = true;
-	slot.flags = KVM_MEM_READONLY;
-	r = resolve(KVM_PREFETCH_GUP_FAST_ONLY);
-	ASSERT_EQ(r.pfn, SHIM_PFN);
-	ASSERT_FALSE(r.writable);
-	ASSERT_EQ(shim.gup_fast_flags, 0);
-	release(r);
-}
-
-/* ---- fast-only mode --------------------------------------------------- */
-
-TEST(fast_only_absent_page)
-{
-	struct result r;
-
-	shim.host.present = false;
-	r = resolve(KVM_PREFETCH_GUP_FAST_ONLY);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_FALSE(r.writable);
-	ASSERT_EQ(shim.gup_fast_calls, 1);
-	ASSERT_EQ(shim.gup_calls, 0);
-	ASSERT_EQ(shim.vma_lookups, 0);
-	ASSERT_EQ(shim.page_refs, 0);
-}
-
-/* Present but read-only (e.g. shared after fork): fast-only gives up. */
-TEST(fast_only_readonly_pte)
-{
-	struct result r;
-
-	shim.host.present = true;
-	shim.host.pte_writable = false;
-	r = resolve(KVM_PREFETCH_GUP_FAST_ONLY);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_EQ(shim.gup_calls, 0);
-	ASSERT_EQ(shim.mmap_depth, 0);
-}
-
-/* ---- nofault mode ------------------------------------------------------ */
-
-TEST(nofault_readonly_pte_maps_readonly)
-{
-	struct result r;
-
-	shim.host.present = true;
-	shim.host.pte_writable = false;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, SHIM_PFN);
-	ASSERT_FALSE(r.writable);
-	ASSERT_EQ(shim.gup_fast_calls, 1);
-	ASSERT_EQ(shim.gup_calls, 1);
-	ASSERT_EQ(shim.gup_addr, GFN_HVA);
-	/* Never a write, never a fault. */
-	ASSERT_EQ(shim.gup_flags, FOLL_NOFAULT | FOLL_HWPOISON);
-	ASSERT_EQ(shim.page_refs, 1);
-	release(r);
-}
-
-TEST(nofault_absent_page)
-{
-	struct result r;
-
-	shim.host.present = false;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_FALSE(r.writable);
-	ASSERT_EQ(shim.gup_calls, 1);
-	ASSERT_TRUE(shim.gup_flags & FOLL_NOFAULT);
-	ASSERT_FALSE(shim.gup_flags & FOLL_WRITE);
-	ASSERT_EQ(shim.faulted_in, 0);
-	ASSERT_EQ(shim.page_refs, 0);
-}
-
-/* 6.1's hugetlb GUP ignores FOLL_NOFAULT: slow GUP must not be tried. */
-TEST(nofault_hugetlb_no_slow_gup)
-{
-	struct result r;
-
-	shim.host.vm_flags = VM_HUGETLB;
-	shim.host.present = false;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_EQ(shim.vma_lookups, 1);
-	ASSERT_EQ(shim.gup_calls, 0);
-
+/*
+ * The resolver in mode @gup for a host page that is @present (and
+ * @pte_writable) in a VMA with @vm_flags, or in no VMA at all (@no_vma),
+ * of a memslot with @slot_flags: it returns @pfn, says @writable, and
+ * made @fast fast GUP calls, @slow slow ones and @vmas VMA lookups.
+ */
+static const struct gup_case {
+	const char *name;
+	u32 gup;
+	bool present, pte_writable, no_vma;
+	unsigned long vm_flags;
+	u32 slot_flags;
+	kvm_pfn_t pfn;
+	bool writable;
+	int fast, slow, vmas;
+} gup_cases[] = {
+	{ "fast_path_writable", NOFAULT, .present = true, .pte_writable = true,
+	  .pfn = SHIM_PFN, .writable = true, .fast = 1 },
+	{ "fast_path_readonly_slot", FAST_ONLY, .present = true,
+	  .pte_writable = true, .slot_flags = KVM_MEM_READONLY,
+	  .pfn = SHIM_PFN, .fast = 1 },
+	{ "fast_only_absent_page", FAST_ONLY,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1 },
+	/* Present but read-only (e.g. shared after fork): fast-only gives up. */
+	{ "fast_only_readonly_pte", FAST_ONLY, .present = true,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1 },
+	/* Never a write, never a fault: mapped read-only. */
+	{ "nofault_readonly_pte_maps_readonly", NOFAULT, .present = true,
+	  .pfn = SHIM_PFN, .fast = 1, .slow = 1, .vmas = 1 },
+	{ "nofault_absent_page", NOFAULT,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .slow = 1, .vmas = 1 },
+	/* 6.1's hugetlb GUP ignores FOLL_NOFAULT: slow GUP must not be tried. */
+	{ "nofault_hugetlb_absent_no_slow_gup", NOFAULT,
+	  .vm_flags = VM_HUGETLB, .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .vmas = 1 },
+	{ "nofault_hugetlb_readonly_no_slow_gup", NOFAULT, .present = true,
+	  .vm_flags = VM_HUGETLB, .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .vmas = 1 },
 	/* Present and writable: fast GUP handles hugetlb. */
-	shim.host.present = true;
-	shim.host.pte_writable = true;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, SHIM_PFN);
-	ASSERT_TRUE(r.writable);
-	ASSERT_EQ(shim.gup_calls, 0);
-	release(r);
+	{ "nofault_hugetlb_fast_path", NOFAULT, .present = true,
+	  .pte_writable = true, .vm_flags = VM_HUGETLB,
+	  .pfn = SHIM_PFN, .writable = true, .fast = 1 },
+	/* Only a fault would resolve these (hva_to_pfn_remapped()). */
+	{ "nofault_pfnmap_no_slow_gup", NOFAULT, .present = true,
+	  .pte_writable = true, .vm_flags = VM_PFNMAP,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .vmas = 1 },
+	{ "nofault_io_no_slow_gup", NOFAULT, .present = true,
+	  .pte_writable = true, .vm_flags = VM_IO,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .vmas = 1 },
+	{ "nofault_no_vma", NOFAULT, .no_vma = true,
+	  .pfn = KVM_PFN_ERR_FAULT, .fast = 1, .vmas = 1 },
+	/* No memslot address: nothing is looked up. */
+	{ "nofault_invalid_slot", NOFAULT, .present = true,
+	  .pte_writable = true, .slot_flags = KVM_MEMSLOT_INVALID,
+	  .pfn = KVM_PFN_NOSLOT },
+	{ "fast_only_invalid_slot", FAST_ONLY, .present = true,
+	  .pte_writable = true, .slot_flags = KVM_MEMSLOT_INVALID,
+	  .pfn = KVM_PFN_NOSLOT },
+};
 
-	/* Present read-only: still no slow GUP. */
-	shim.host.pte_writable = false;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_EQ(shim.gup_calls, 0);
-}
-
-TEST(nofault_pfnmap_and_io_no_slow_gup)
+TEST_TABLE(check_gup, gup_cases)
 {
-	static const unsigned long flags[] = {
-		VM_PFNMAP, VM_IO, VM_PFNMAP | VM_IO,
-	};
-	size_t i;
+	bool slot_writable = !row->slot_flags;
+	bool writable = !row->writable;
+	hva_t hva = 0xdead;
+	kvm_pfn_t pfn;
 
-	shim.host.present = true;
-	shim.host.pte_writable = true;
-	for (i = 0; i < ARRAY_SIZE(flags); i++) {
-		struct result r;
+	shim.host.present = row->present;
+	shim.host.pte_writable = row->pte_writable;
+	shim.host.no_vma = row->no_vma;
+	shim.host.vm_flags = row->vm_flags;
+	slot.flags = row->slot_flags;
+	pfn = kvm_prefetch_gfn_to_pfn(&slot, GFN, row->gup, &writable, &hva);
 
-		shim.host.vm_flags = flags[i];
-		r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-		ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-		ASSERT_FALSE(r.writable);
-		ASSERT_EQ(shim.gup_calls, 0);
+	ASSERT_EQ(pfn, row->pfn);
+	ASSERT_EQ(writable, row->writable);
+	ASSERT_EQ(hva, pfn == KVM_PFN_NOSLOT ? KVM_HVA_ERR_BAD : GFN_HVA);
+	ASSERT_EQ(shim.gup_fast_calls, row->fast);
+	ASSERT_EQ(shim.gup_calls, row->slow);
+	ASSERT_EQ(shim.vma_lookups, row->vmas);
+	if (row->fast) {
+		ASSERT_EQ(shim.gup_fast_addr, GFN_HVA);
+		ASSERT_EQ(shim.gup_fast_flags, slot_writable ? FOLL_WRITE : 0);
 	}
-	ASSERT_EQ(shim.vma_lookups, 3);
-}
-
-TEST(nofault_no_vma)
-{
-	struct result r;
-
-	shim.host.no_vma = true;
-	r = resolve(KVM_PREFETCH_GUP_NOFAULT);
-	ASSERT_EQ(r.pfn, KVM_PFN_ERR_FAULT);
-	ASSERT_EQ(shim.gup_calls, 0);
-	ASSERT_EQ(shim.mmap_depth, 0);
-}
-
-/* ---- no memslot address ------------------------------------------------ */
-
-TEST(error_hva_noslot)
-{
-	static const u32 modes[] = {
-		KVM_PREFETCH_GUP_NOFAULT, KVM_PREFETCH_GUP_FAST_ONLY,
-	};
-	size_t i;
-
-	shim.host.present = true;
-	shim.host.pte_writable = true;
-	slot.flags = KVM_MEMSLOT_INVALID;
-	for (i = 0; i < ARRAY_SIZE(modes); i++) {
-		struct result r = resolve(modes[i]);
-
-		ASSERT_EQ(r.pfn, KVM_PFN_NOSLOT);
-		ASSERT_FALSE(r.writable);
-		ASSERT_EQ(r.hva, KVM_HVA_ERR_BAD);
+	if (row->slow) {
+		ASSERT_EQ(shim.gup_addr, GFN_HVA);
+		ASSERT_EQ(shim.gup_flags, FOLL_NOFAULT | FOLL_HWPOISON);
 	}
-	ASSERT_EQ(shim.gup_fast_calls, 0);
-	ASSERT_EQ(shim.gup_calls, 0);
+	/* A reference with a pfn, none without; the fault path drops it. */
+	ASSERT_EQ(shim.page_refs, pfn == SHIM_PFN);
+	if (pfn == SHIM_PFN)
+		put_page(&shim_page);
 }
 
 int main(void)
