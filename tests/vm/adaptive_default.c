@@ -102,10 +102,7 @@ int main(void)
 	struct ktb_config inherited = { .policy = NULL };
 	unsigned int i;
 
-	ktsys_guard(600);
-	kt_require_kvm();
-	KT_ASSERT(!ktsys_reload("ours"), "kvm-reload ours");
-	ktsys_require_prefetch();
+	ktsys_start_ours(600);
 	src = ktb_src_alloc(SIZE);
 
 	/* The sysfs window stays 8 throughout: adaptive must not use it. */
