@@ -99,47 +99,42 @@ struct mutex {
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
 #define lockdep_is_held(l)	((l)->held)
 
-static inline void shim_spin_lock(spinlock_t *l, const char *file, int line)
+/*
+ * Taking and dropping what one holds alone (a lock, a loaded vCPU),
+ * checked: @held is the object's own flag, @depth what shim counts of
+ * its kind; @sleeps says whether taking it may sleep.
+ */
+static inline void shim_take(int *held, int *depth, bool sleeps,
+			     const char *what, const char *file, int line)
 {
-	if (l->held)
-		shim_violation(file, line, "spin_lock() of a held lock (deadlock)");
-	l->held = 1;
-	shim.spin_depth++;
+	if (sleeps)
+		shim_might_sleep(what, file, line);
+	if (*held)
+		shim_violation(file, line, "%s of what is held (deadlock)", what);
+	*held = 1;
+	(*depth)++;
 }
 
-static inline void shim_spin_unlock(spinlock_t *l, const char *file, int line)
+static inline void shim_drop(int *held, int *depth, const char *what,
+			     const char *file, int line)
 {
-	if (!l->held) {
-		shim_violation(file, line, "spin_unlock() of a lock not held");
+	if (!*held) {
+		shim_violation(file, line, "%s of what is not held", what);
 		return;
 	}
-	l->held = 0;
-	shim.spin_depth--;
+	*held = 0;
+	(*depth)--;
 }
 
-static inline void shim_mutex_lock(struct mutex *m, const char *file, int line)
-{
-	shim_might_sleep("mutex_lock()", file, line);
-	if (m->held)
-		shim_violation(file, line, "mutex_lock() of a held mutex (deadlock)");
-	m->held = 1;
-	shim.mutex_depth++;
-}
+#define SHIM_TAKE(held, kind, sleeps, what)				\
+	shim_take(held, &shim.kind, sleeps, what, __FILE__, __LINE__)
+#define SHIM_DROP(held, kind, what)					\
+	shim_drop(held, &shim.kind, what, __FILE__, __LINE__)
 
-static inline void shim_mutex_unlock(struct mutex *m, const char *file, int line)
-{
-	if (!m->held) {
-		shim_violation(file, line, "mutex_unlock() of a mutex not held");
-		return;
-	}
-	m->held = 0;
-	shim.mutex_depth--;
-}
-
-#define spin_lock(l)		shim_spin_lock(l, __FILE__, __LINE__)
-#define spin_unlock(l)		shim_spin_unlock(l, __FILE__, __LINE__)
-#define mutex_lock(m)		shim_mutex_lock(m, __FILE__, __LINE__)
-#define mutex_unlock(m)		shim_mutex_unlock(m, __FILE__, __LINE__)
+#define spin_lock(l)	SHIM_TAKE(&(l)->held, spin_depth, false, "spin_lock()")
+#define spin_unlock(l)	SHIM_DROP(&(l)->held, spin_depth, "spin_unlock()")
+#define mutex_lock(m)	SHIM_TAKE(&(m)->held, mutex_depth, true, "mutex_lock()")
+#define mutex_unlock(m)	SHIM_DROP(&(m)->held, mutex_depth, "mutex_unlock()")
 
 /* ---- RCU ----------------------------------------------------------- */
 
@@ -433,29 +428,10 @@ static inline struct page *shim_get_page(void)
 	return &shim_page;
 }
 
-static inline void shim_mmap_read_lock(struct mm_struct *mm, const char *file,
-				       int line)
-{
-	shim_might_sleep("mmap_read_lock()", file, line);
-	if (mm->mmap_locked)
-		shim_violation(file, line, "mmap_read_lock() taken twice");
-	mm->mmap_locked++;
-	shim.mmap_depth++;
-}
-
-static inline void shim_mmap_read_unlock(struct mm_struct *mm,
-					 const char *file, int line)
-{
-	if (!mm->mmap_locked) {
-		shim_violation(file, line, "mmap_read_unlock() not locked");
-		return;
-	}
-	mm->mmap_locked--;
-	shim.mmap_depth--;
-}
-
-#define mmap_read_lock(mm)	shim_mmap_read_lock(mm, __FILE__, __LINE__)
-#define mmap_read_unlock(mm)	shim_mmap_read_unlock(mm, __FILE__, __LINE__)
+#define mmap_read_lock(mm)						\
+	SHIM_TAKE(&(mm)->mmap_locked, mmap_depth, true, "mmap_read_lock()")
+#define mmap_read_unlock(mm)						\
+	SHIM_DROP(&(mm)->mmap_locked, mmap_depth, "mmap_read_unlock()")
 
 /* ---- the kernel's values and library, copied ----------------------- */
 
@@ -463,29 +439,9 @@ static inline void shim_mmap_read_unlock(struct mm_struct *mm,
 
 /* ---- KVM ------------------------------------------------------------ */
 
-static inline void shim_vcpu_load(struct kvm_vcpu *vcpu, const char *file,
-				  int line)
-{
-	shim_might_sleep("vcpu_load()", file, line);
-	if (vcpu->loaded)
-		shim_violation(file, line, "vcpu_load() of a loaded vCPU");
-	vcpu->loaded++;
-	shim.vcpu_loaded++;
-}
-
-static inline void shim_vcpu_put(struct kvm_vcpu *vcpu, const char *file,
-				 int line)
-{
-	if (!vcpu->loaded) {
-		shim_violation(file, line, "vcpu_put() of a vCPU not loaded");
-		return;
-	}
-	vcpu->loaded--;
-	shim.vcpu_loaded--;
-}
-
-#define vcpu_load(vcpu)	shim_vcpu_load(vcpu, __FILE__, __LINE__)
-#define vcpu_put(vcpu)	shim_vcpu_put(vcpu, __FILE__, __LINE__)
+#define vcpu_load(vcpu)							\
+	SHIM_TAKE(&(vcpu)->loaded, vcpu_loaded, true, "vcpu_load()")
+#define vcpu_put(vcpu)	SHIM_DROP(&(vcpu)->loaded, vcpu_loaded, "vcpu_put()")
 
 /*
  * ---- GUP, following shim.host ---------------------------------------
