@@ -114,35 +114,26 @@ static inline void test_fail(const char *file, int line, const char *fmt, ...)
 		test_fail(__FILE__, __LINE__, "ASSERT_FALSE(%s)", #x);	\
 } while (0)
 
-#define ASSERT_EQ(a, b) do {						\
+/* @a @op @b as integers; the message shows both in decimal and hex. */
+#define ASSERT_INT(what, a, op, b) do {					\
 	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (__a != __b)							\
+	if (!(__a op __b))						\
 		test_fail(__FILE__, __LINE__,				\
-			  "ASSERT_EQ(%s, %s): %lld (%#llx) != %lld (%#llx)", \
+			  what "(%s, %s): %lld (%#llx), %lld (%#llx)",	\
 			  #a, #b, __a, (unsigned long long)__a, __b,	\
 			  (unsigned long long)__b);			\
 } while (0)
+#define ASSERT_EQ(a, b)		ASSERT_INT("ASSERT_EQ", a, ==, b)
+#define ASSERT_NE(a, b)		ASSERT_INT("ASSERT_NE", a, !=, b)
 
-#define ASSERT_NE(a, b) do {						\
-	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (__a == __b)							\
-		test_fail(__FILE__, __LINE__,				\
-			  "ASSERT_NE(%s, %s): both %lld", #a, #b, __a);	\
-} while (0)
-
-#define ASSERT_PTR_EQ(a, b) do {					\
+#define ASSERT_PTR(what, a, op, b) do {					\
 	const void *__a = (a), *__b = (b);				\
-	if (__a != __b)							\
-		test_fail(__FILE__, __LINE__,				\
-			  "ASSERT_PTR_EQ(%s, %s): %p != %p", #a, #b, __a, __b); \
+	if (!(__a op __b))						\
+		test_fail(__FILE__, __LINE__, what "(%s, %s): %p, %p",	\
+			  #a, #b, __a, __b);				\
 } while (0)
-
-#define ASSERT_PTR_NE(a, b) do {					\
-	const void *__a = (a), *__b = (b);				\
-	if (__a == __b)							\
-		test_fail(__FILE__, __LINE__,				\
-			  "ASSERT_PTR_NE(%s, %s): both %p", #a, #b, __a); \
-} while (0)
+#define ASSERT_PTR_EQ(a, b)	ASSERT_PTR("ASSERT_PTR_EQ", a, ==, b)
+#define ASSERT_PTR_NE(a, b)	ASSERT_PTR("ASSERT_PTR_NE", a, !=, b)
 
 #define ASSERT_STREQ(a, b) do {						\
 	const char *__a = (a), *__b = (b);				\
