@@ -257,6 +257,20 @@ static inline struct kvm_prefetch_policy vm_get(struct kvm *kvm)
 	return p;
 }
 
+/* KVM_GET_PREFETCH_POLICY on @kvm says @name, @nr_pages and @gup. */
+static inline void expect_vm_policy(struct kvm *kvm, const char *name,
+				    u32 nr_pages, u32 gup, int line)
+{
+	struct kvm_prefetch_policy p = vm_get(kvm);
+
+	if (strcmp(p.name, name) || p.nr_pages != nr_pages || p.gup != gup)
+		test_fail(__FILE__, line,
+			  "policy %s nr_pages=%u gup=%u, want %s %u %u",
+			  p.name, p.nr_pages, p.gup, name, nr_pages, gup);
+}
+#define EXPECT_VM_POLICY(kvm, name, nr_pages, gup) \
+	expect_vm_policy(kvm, name, nr_pages, gup, __LINE__)
+
 static inline struct kvm_prefetch_state *vm_state(struct kvm *kvm)
 {
 	return kvm->prefetch;

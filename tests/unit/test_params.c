@@ -28,6 +28,29 @@ static void boot(void)
 		test_fail(__FILE__, __LINE__, "kvm_prefetch_init() failed");
 }
 
+/*
+ * Set parameter @name to @keep, then each of @bad: every one fails with
+ * -EINVAL and the parameter still shows @keep.
+ */
+static void expect_rejected(const char *name, const char *keep,
+			    const char *const *bad, size_t nr_bad, int line)
+{
+	char shown[64];
+	size_t i;
+
+	if (param_set(name, keep))
+		test_fail(__FILE__, line, "%s=%s rejected", name, keep);
+	for (i = 0; i < nr_bad; i++)
+		if (param_set(name, bad[i]) != -EINVAL)
+			test_fail(__FILE__, line, "%s=\"%s\" not -EINVAL", name,
+				  test_escape(bad[i]));
+	snprintf(shown, sizeof(shown), "%s\n", keep);
+	if (strcmp(param_get(name), shown))
+		test_fail(__FILE__, line, "%s shows %s", name, param_get(name));
+}
+#define EXPECT_REJECTED(name, keep, bad) \
+	expect_rejected(name, keep, bad, ARRAY_SIZE(bad), __LINE__)
+
 TEST(compiled_defaults)
 {
 	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
@@ -100,16 +123,10 @@ TEST(policy_set_malformed_einval)
 		"abcdefghijklmnop", "abcdefghijklmnop\n", "abcdefghijklmnopqrstu",
 		"\t", "../x",
 	};
-	size_t i;
 
 	boot();
 	shim.caps = 1ULL << CAP_SYS_MODULE;
-	ASSERT_EQ(param_set("prefetch_policy", "none"), 0);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (param_set("prefetch_policy", bad[i]) != -EINVAL)
-			test_fail(__FILE__, __LINE__, "\"%s\" not -EINVAL",
-				  test_escape(bad[i]));
-	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
+	EXPECT_REJECTED("prefetch_policy", "none", bad);
 	/* A malformed name never reaches modprobe. */
 	ASSERT_EQ(shim.request_module_calls, 0);
 }
@@ -134,65 +151,50 @@ TEST(policy_set_module_policy)
 
 /* ---- prefetch_policy at load time ----------------------------------- */
 
-TEST(policy_load_time_valid)
-{
-	ASSERT_EQ(param_set("prefetch_policy", "manual"), 0);
-	boot();
-	ASSERT_STREQ(param_get("prefetch_policy"), "manual\n");
-	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 0);
-	ASSERT_EQ(shim_this_module.refcnt, 0);
-}
-
 /*
- * A sysfs write between loading and init (the parameter files exist
- * before kvm.ko's init runs) carries a newline; init accepts the name, so
- * new VMs must get it.
+ * prefetch_policy=@val given as kvm.ko loads, stored unchecked (nothing is
+ * registered yet): init makes it @policy, with @warnings warnings naming
+ * @val and the fallback.  No module can be loaded before kvm.ko's init,
+ * so nothing is autoloaded, not even for a privileged loader, and a
+ * module's policy falls back.
  */
-TEST(policy_load_time_newline)
+static const struct load_case {
+	const char *name, *val, *policy;
+	int warnings;
+} load_cases[] = {
+	{ "policy_load_time_valid", "manual", "manual", 0 },
+	/*
+	 * A sysfs write between loading and init (the parameter files exist
+	 * before kvm.ko's init runs) carries a newline; new VMs get the name.
+	 */
+	{ "policy_load_time_newline", "async\n", "async", 0 },
+	{ "policy_load_time_unknown_falls_back", "nosuch", "auto", 1 },
+	{ "policy_load_time_malformed_falls_back", "Bad Name", "auto", 1 },
+	{ "policy_load_time_module_policy_falls_back", "other", "auto", 1 },
+};
+
+TEST_TABLE(check_load_time, load_cases)
 {
 	const struct kvm_prefetch_ops *ops;
+	char shown[KVM_PREFETCH_POLICY_NAME_MAX + 1];
 
-	ASSERT_EQ(param_set("prefetch_policy", "async\n"), 0);
-	boot();
-	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 0);
-	ops = kvm_prefetch_get_default();
-	kvm_prefetch_put_policy(ops);
-	ASSERT_STREQ(ops->name, "async");
-	ASSERT_STREQ(param_get("prefetch_policy"), "async\n");
-}
-
-TEST(policy_load_time_unknown_falls_back)
-{
-	/* Stored without a check: nothing is registered yet. */
-	ASSERT_EQ(param_set("prefetch_policy", "nosuch"), 0);
-	ASSERT_EQ(shim.request_module_calls, 0);
-	boot();
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
-	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 1);
-	ASSERT_TRUE(shim_log_has("nosuch"));
-	ASSERT_TRUE(shim_log_has("auto"));
-	ASSERT_EQ(shim_this_module.refcnt, 0);
-}
-
-TEST(policy_load_time_malformed_falls_back)
-{
-	ASSERT_EQ(param_set("prefetch_policy", "Bad Name"), 0);
-	boot();
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
-	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 1);
-	ASSERT_TRUE(shim_log_has("Bad Name"));
-}
-
-/* Modules cannot be loaded before kvm.ko's init: a module's policy falls back. */
-TEST(policy_load_time_module_policy_falls_back)
-{
 	shim.caps = 1ULL << CAP_SYS_MODULE;
 	shim.request_module_hook = autoload_hook;
-	ASSERT_EQ(param_set("prefetch_policy", "other"), 0);
-	boot();
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
-	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 1);
+	ASSERT_EQ(param_set("prefetch_policy", row->val), 0);
 	ASSERT_EQ(shim.request_module_calls, 0);
+	boot();
+	snprintf(shown, sizeof(shown), "%s\n", row->policy);
+	ASSERT_STREQ(param_get("prefetch_policy"), shown);
+	ops = kvm_prefetch_get_default();
+	kvm_prefetch_put_policy(ops);
+	ASSERT_STREQ(ops->name, row->policy);
+	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], row->warnings);
+	if (row->warnings) {
+		ASSERT_TRUE(shim_log_has(row->val));
+		ASSERT_TRUE(shim_log_has(row->policy));
+	}
+	ASSERT_EQ(shim.request_module_calls, 0);
+	ASSERT_EQ(shim_this_module.refcnt, 0);
 }
 
 /* ---- prefetch_nr_pages ---------------------------------------------- */
@@ -226,14 +228,8 @@ TEST(nr_pages_invalid)
 		"262145", "262145\n", "-1", "abc", "", "\n", "8 ", " 8", "8x",
 		"4294967296", "99999999999999999999", "1e3",
 	};
-	size_t i;
 
-	ASSERT_EQ(param_set("prefetch_nr_pages", "32"), 0);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (param_set("prefetch_nr_pages", bad[i]) != -EINVAL)
-			test_fail(__FILE__, __LINE__, "\"%s\" not -EINVAL",
-				  test_escape(bad[i]));
-	ASSERT_STREQ(param_get("prefetch_nr_pages"), "32\n");
+	EXPECT_REJECTED("prefetch_nr_pages", "32", bad);
 	ASSERT_EQ(kvm_prefetch_default_nr_pages(), 32);
 }
 
@@ -257,14 +253,8 @@ TEST(gup_invalid)
 		"", "\n", "FAST", "slow", "fast\n\n", "fast ", " fast", "1", "2",
 		"0", "nofaul", "nofaults", "default",
 	};
-	size_t i;
 
-	ASSERT_EQ(param_set("prefetch_gup", "fast"), 0);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (param_set("prefetch_gup", bad[i]) != -EINVAL)
-			test_fail(__FILE__, __LINE__, "\"%s\" not -EINVAL",
-				  test_escape(bad[i]));
-	ASSERT_STREQ(param_get("prefetch_gup"), "fast\n");
+	EXPECT_REJECTED("prefetch_gup", "fast", bad);
 }
 
 TEST(gup_names)
@@ -309,7 +299,6 @@ TEST(available_is_read_only)
 TEST(defaults_apply_to_new_vms_only)
 {
 	struct kvm *before, *after;
-	struct kvm_prefetch_policy p;
 
 	boot();
 	before = vm_create();
@@ -318,14 +307,8 @@ TEST(defaults_apply_to_new_vms_only)
 	ASSERT_EQ(param_set("prefetch_gup", "fast"), 0);
 	after = vm_create();
 
-	p = vm_get(before);
-	ASSERT_STREQ(p.name, "auto");
-	ASSERT_EQ(p.nr_pages, 8);
-	ASSERT_EQ(p.gup, KVM_PREFETCH_GUP_NOFAULT);
-	p = vm_get(after);
-	ASSERT_STREQ(p.name, "manual");
-	ASSERT_EQ(p.nr_pages, 64);
-	ASSERT_EQ(p.gup, KVM_PREFETCH_GUP_FAST_ONLY);
+	EXPECT_VM_POLICY(before, "auto", 8, KVM_PREFETCH_GUP_NOFAULT);
+	EXPECT_VM_POLICY(after, "manual", 64, KVM_PREFETCH_GUP_FAST_ONLY);
 }
 
 int main(void)

@@ -67,110 +67,93 @@ static long pre_fault(struct kvm_pre_fault_memory *r)
 	return kvm_vcpu_pre_fault_memory(&vcpu, r);
 }
 
+/*
+ * KVM_PRE_FAULT_MEMORY of [@gpa, @gpa + @size) returns @ret after @calls
+ * calls of the architecture, and writes back the range left after the
+ * first @done bytes (with nothing done, the range unchanged).
+ */
+static void expect_pre_fault(u64 gpa, u64 size, long ret, int calls,
+			     u64 done, int line)
+{
+	struct kvm_pre_fault_memory r = range(gpa, size);
+	long got;
+
+	arch.calls = 0;
+	got = pre_fault(&r);
+	if (got != ret || arch.calls != calls || r.gpa != gpa + done ||
+	    r.size != size - done || r.flags)
+		test_fail(__FILE__, line,
+			  "%ld after %d calls, left %#llx+%#llx; want %ld after %d, %#llx done",
+			  got, arch.calls, (unsigned long long)r.gpa,
+			  (unsigned long long)r.size, ret, calls,
+			  (unsigned long long)done);
+}
+#define EXPECT_PRE_FAULT(gpa, size, ret, calls, done) \
+	expect_pre_fault(gpa, size, ret, calls, done, __LINE__)
+
 TEST(maps_whole_range)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 16 * PAGE);
 	int i;
 
 	arch.chunk = 4 * PAGE;
-	ASSERT_EQ(pre_fault(&r), 0);
-	ASSERT_EQ(arch.calls, 4);
+	EXPECT_PRE_FAULT(GPA, 16 * PAGE, 0, 4, 16 * PAGE);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(arch.gpa[i], GPA + i * 4 * PAGE);
 		ASSERT_EQ(arch.size[i], (16 - i * 4) * PAGE);
 	}
-	ASSERT_EQ(r.gpa, GPA + 16 * PAGE);
-	ASSERT_EQ(r.size, 0);
-	ASSERT_EQ(r.flags, 0);
 	ASSERT_TRUE(shim.cond_resched_calls > 0);
 }
 
 TEST(maps_in_one_call)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 3 * PAGE);
-
 	arch.chunk = 512 * PAGE;	/* a 2 MiB mapping covers it */
-	ASSERT_EQ(pre_fault(&r), 0);
-	ASSERT_EQ(arch.calls, 1);
-	ASSERT_EQ(r.gpa, GPA + 3 * PAGE);
-	ASSERT_EQ(r.size, 0);
+	EXPECT_PRE_FAULT(GPA, 3 * PAGE, 0, 1, 3 * PAGE);
 }
 
 TEST(efault_reading_argument)
 {
-	struct kvm_pre_fault_memory r = range(GPA, PAGE);
-
 	shim.copy_from_user_fail = true;
-	ASSERT_EQ(pre_fault(&r), -EFAULT);
-	ASSERT_EQ(arch.calls, 0);
+	EXPECT_PRE_FAULT(GPA, PAGE, -EFAULT, 0, 0);
 	shim.copy_from_user_fail = false;
 	ASSERT_EQ(kvm_vcpu_pre_fault_memory(&vcpu, NULL), -EFAULT);
 	ASSERT_EQ(arch.calls, 0);
 }
 
+/* Mapped, but the caller cannot be told. */
 TEST(efault_writing_result)
 {
-	struct kvm_pre_fault_memory r = range(GPA, PAGE);
-
 	shim.copy_to_user_fail = true;
-	ASSERT_EQ(pre_fault(&r), -EFAULT);
-	ASSERT_EQ(arch.calls, 1);
+	EXPECT_PRE_FAULT(GPA, PAGE, -EFAULT, 1, 0);
 }
 
 /* Each malformed argument: EINVAL, nothing done, nothing written back. */
 TEST(einval_each_argument)
 {
-	static const char *const what[] = {
-		"flags", "padding[0]", "padding[4]", "gpa not aligned",
-		"size not aligned", "size 0", "size 1", "range wraps",
-		"range ends at 2^64", "range ends at 2^64 + 4 KiB",
+	static const struct {
+		const char *what;
+		struct kvm_pre_fault_memory r;
+	} bad[] = {
+		{ "flags",		{ GPA, 4 * PAGE, .flags = 1 } },
+		{ "padding[0]",		{ GPA, 4 * PAGE, .padding = { 1 } } },
+		{ "padding[4]",		{ GPA, 4 * PAGE,
+					  .padding = { [4] = 1ULL << 63 } } },
+		{ "gpa not aligned",	{ GPA + 8, 4 * PAGE } },
+		{ "size not aligned",	{ GPA, 4 * PAGE + 0x800 } },
+		{ "size 0",		{ GPA, 0 } },
+		{ "size 1",		{ GPA, 1 } },
+		{ "range wraps",	{ ~0ULL - PAGE + 1, 2 * PAGE } },
+		{ "range ends at 2^64",	{ ~0ULL - PAGE + 1, PAGE } },
+		{ "range of 2^64 - 4 KiB from 4 KiB", { PAGE, ~0ULL - PAGE + 1 } },
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(what); i++) {
-		struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE), orig;
-		long ret;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct kvm_pre_fault_memory r = bad[i].r;
+		long ret = pre_fault(&r);
 
-		switch (i) {
-		case 0:
-			r.flags = 1;
-			break;
-		case 1:
-			r.padding[0] = 1;
-			break;
-		case 2:
-			r.padding[4] = 1ULL << 63;
-			break;
-		case 3:
-			r.gpa = GPA + 8;
-			break;
-		case 4:
-			r.size = 4 * PAGE + 0x800;
-			break;
-		case 5:
-			r.size = 0;
-			break;
-		case 6:
-			r.size = 1;
-			break;
-		case 7:
-			r.gpa = ~0ULL - PAGE + 1;
-			r.size = 2 * PAGE;
-			break;
-		case 8:
-			r.gpa = ~0ULL - PAGE + 1;
-			r.size = PAGE;
-			break;
-		case 9:
-			r.gpa = PAGE;
-			r.size = ~0ULL - PAGE + 1;
-			break;
-		}
-		orig = r;
-		ret = pre_fault(&r);
 		if (ret != -EINVAL)
-			test_fail(__FILE__, __LINE__, "%s: %ld", what[i], ret);
-		ASSERT_TRUE(!memcmp(&r, &orig, sizeof(r)));
+			test_fail(__FILE__, __LINE__, "%s: %ld", bad[i].what, ret);
+		ASSERT_TRUE(!memcmp(&r, &bad[i].r, sizeof(r)));
 	}
 	ASSERT_EQ(arch.calls, 0);
 	ASSERT_EQ(shim.vcpu_loaded, 0);
@@ -178,12 +161,9 @@ TEST(einval_each_argument)
 
 TEST(largest_valid_range)
 {
-	struct kvm_pre_fault_memory r = range(0, ~0ULL - PAGE + 1);
-
 	arch.scripted = true;
 	arch.script[0] = -ENOENT;
-	ASSERT_EQ(pre_fault(&r), -ENOENT);
-	ASSERT_EQ(arch.calls, 1);
+	EXPECT_PRE_FAULT(0, ~0ULL - PAGE + 1, -ENOENT, 1, 0);
 }
 
 TEST(error_before_progress_is_returned)
@@ -194,90 +174,56 @@ TEST(error_before_progress_is_returned)
 
 	arch.scripted = true;
 	for (i = 0; i < ARRAY_SIZE(errs); i++) {
-		struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
-		arch.calls = 0;
 		arch.script[0] = errs[i];
-		ASSERT_EQ(pre_fault(&r), errs[i]);
-		ASSERT_EQ(arch.calls, 1);
-		ASSERT_EQ(r.gpa, GPA);
-		ASSERT_EQ(r.size, 4 * PAGE);
+		EXPECT_PRE_FAULT(GPA, 4 * PAGE, errs[i], 1, 0);
 	}
 }
 
 TEST(progress_then_error_returns_0)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
 	arch.scripted = true;
 	arch.script[0] = PAGE;
 	arch.script[1] = 2 * PAGE;
 	arch.script[2] = -ENOENT;
-	ASSERT_EQ(pre_fault(&r), 0);
-	ASSERT_EQ(arch.calls, 3);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, 0, 3, 3 * PAGE);
 	ASSERT_EQ(arch.gpa[1], GPA + PAGE);
 	ASSERT_EQ(arch.gpa[2], GPA + 3 * PAGE);
-	ASSERT_EQ(r.gpa, GPA + 3 * PAGE);
-	ASSERT_EQ(r.size, PAGE);
 }
 
 TEST(eintr_before_progress)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
 	shim.signal_pending = true;
-	ASSERT_EQ(pre_fault(&r), -EINTR);
-	ASSERT_EQ(arch.calls, 0);
-	ASSERT_EQ(r.gpa, GPA);
-	ASSERT_EQ(r.size, 4 * PAGE);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, -EINTR, 0, 0);
 }
 
 TEST(signal_after_progress_returns_0)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
 	arch.signal_at = 1;
-	ASSERT_EQ(pre_fault(&r), 0);
-	ASSERT_EQ(arch.calls, 1);
-	ASSERT_EQ(r.gpa, GPA + PAGE);
-	ASSERT_EQ(r.size, 3 * PAGE);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, 0, 1, PAGE);
 }
 
 /* The architecture must make progress and not overshoot. */
 TEST(arch_returning_0_is_eio)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
 	arch.scripted = true;
 	arch.script[0] = 0;
 	shim.warn_expected = true;
-	ASSERT_EQ(pre_fault(&r), -EIO);
-	ASSERT_EQ(arch.calls, 1);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, -EIO, 1, 0);
 	ASSERT_EQ(shim.warnings, 1);
-	ASSERT_EQ(r.size, 4 * PAGE);
 }
 
 TEST(arch_overshoot_is_eio)
 {
-	struct kvm_pre_fault_memory r = range(GPA, 4 * PAGE);
-
 	arch.scripted = true;
 	arch.script[0] = 5 * PAGE;
 	shim.warn_expected = true;
-	ASSERT_EQ(pre_fault(&r), -EIO);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, -EIO, 1, 0);
 	ASSERT_EQ(shim.warnings, 1);
-	ASSERT_EQ(r.gpa, GPA);
-	ASSERT_EQ(r.size, 4 * PAGE);
 
 	/* After progress, it is still progress. */
-	memset(&arch, 0, sizeof(arch));
-	arch.scripted = true;
 	arch.script[0] = PAGE;
 	arch.script[1] = 4 * PAGE;
-	r = range(GPA, 4 * PAGE);
-	ASSERT_EQ(pre_fault(&r), 0);
-	ASSERT_EQ(r.gpa, GPA + PAGE);
-	ASSERT_EQ(r.size, 3 * PAGE);
+	EXPECT_PRE_FAULT(GPA, 4 * PAGE, 0, 2, PAGE);
 }
 
 int main(void)

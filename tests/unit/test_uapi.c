@@ -98,82 +98,39 @@ TEST(check_accepts_valid)
 }
 
 /* Each way a struct kvm_prefetch_policy can be malformed. */
-static const char *const bad_args[] = {
-	"flags bit 0", "flags bit 31", "pad", "reserved[0]", "reserved[1]",
-	"reserved[2]", "reserved[3]", "empty name", "name of 16 chars",
-	"upper case", "space", "dot", "slash", "nr_pages 262145",
-	"nr_pages ~0", "gup 3", "gup ~0",
+static const struct bad_policy {
+	const char *what;
+	struct kvm_prefetch_policy p;
+} bad_policies[] = {
+	{ "flags bit 0",	{ "manual", 8, .flags = 1 } },
+	{ "flags bit 31",	{ "manual", 8, .flags = 0x80000000u } },
+	{ "pad",		{ "manual", 8, .pad = 1 } },
+	{ "reserved[0]",	{ "manual", 8, .reserved = { 1 } } },
+	{ "reserved[1]",	{ "manual", 8, .reserved = { [1] = 1ULL << 63 } } },
+	{ "reserved[2]",	{ "manual", 8, .reserved = { [2] = 0x100 } } },
+	{ "reserved[3]",	{ "manual", 8, .reserved = { [3] = 1 } } },
+	{ "empty name",		{ "", 8 } },
+	{ "name of 16 chars",	{ "abcdefghijklmnop", 8 } },
+	{ "upper case",		{ "Auto", 8 } },
+	{ "space",		{ "au to", 8 } },
+	{ "dot",		{ "a.b", 8 } },
+	{ "slash",		{ "../a", 8 } },
+	{ "nr_pages 262145",	{ "manual", KVM_PREFETCH_MAX_PAGES + 1 } },
+	{ "nr_pages ~0",	{ "manual", 0xffffffffu } },
+	{ "gup 3",		{ "manual", 8, 3 } },
+	{ "gup ~0",		{ "manual", 8, 0xffffffffu } },
 };
-
-static void spoil(struct kvm_prefetch_policy *p, size_t i)
-{
-	switch (i) {
-	case 0:
-		p->flags = 1;
-		break;
-	case 1:
-		p->flags = 0x80000000u;
-		break;
-	case 2:
-		p->pad = 1;
-		break;
-	case 3:
-		p->reserved[0] = 1;
-		break;
-	case 4:
-		p->reserved[1] = 1ULL << 63;
-		break;
-	case 5:
-		p->reserved[2] = 0x100;
-		break;
-	case 6:
-		p->reserved[3] = 1;
-		break;
-	case 7:
-		memset(p->name, 0, sizeof(p->name));
-		break;
-	case 8:
-		memcpy(p->name, "abcdefghijklmnop", 16);
-		break;
-	case 9:
-		strcpy(p->name, "Auto");
-		break;
-	case 10:
-		strcpy(p->name, "au to");
-		break;
-	case 11:
-		strcpy(p->name, "a.b");
-		break;
-	case 12:
-		strcpy(p->name, "../a");
-		break;
-	case 13:
-		p->nr_pages = KVM_PREFETCH_MAX_PAGES + 1;
-		break;
-	case 14:
-		p->nr_pages = 0xffffffffu;
-		break;
-	case 15:
-		p->gup = 3;
-		break;
-	case 16:
-		p->gup = 0xffffffffu;
-		break;
-	default:
-		test_fail(__FILE__, __LINE__, "no bad argument %zu", i);
-	}
-}
 
 TEST(check_rejects_each_bad_field)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(bad_args); i++) {
-		struct kvm_prefetch_policy p = policy("auto", 8, 0);
+	for (i = 0; i < ARRAY_SIZE(bad_policies); i++) {
+		struct kvm_prefetch_policy p = bad_policies[i].p;
 
-		spoil(&p, i);
 		if (kvm_prefetch_policy_check(&p) != -EINVAL)
-			test_fail(__FILE__, __LINE__, "%s accepted", bad_args[i]);
+			test_fail(__FILE__, __LINE__, "%s accepted",
+				  bad_policies[i].what);
 	}
 }
 
@@ -245,14 +202,14 @@ TEST(set_einval_each_field)
 	size_t i;
 
 	shim.caps = ~0ULL;
-	for (i = 0; i < ARRAY_SIZE(bad_args); i++) {
-		struct kvm_prefetch_policy p = policy("manual", 8, 0);
+	for (i = 0; i < ARRAY_SIZE(bad_policies); i++) {
+		struct kvm_prefetch_policy p = bad_policies[i].p;
 		long ret;
 
-		spoil(&p, i);
 		ret = kvm_prefetch_vm_ioctl(kvm, KVM_SET_PREFETCH_POLICY, &p);
 		if (ret != -EINVAL)
-			test_fail(__FILE__, __LINE__, "%s: %ld", bad_args[i], ret);
+			test_fail(__FILE__, __LINE__, "%s: %ld",
+				  bad_policies[i].what, ret);
 		check_unchanged(kvm, s, __LINE__);
 	}
 	/* Checked before any lookup: nothing to autoload. */
@@ -355,7 +312,6 @@ TEST(set_replaces_state)
 {
 	struct kvm *kvm = vm_create();
 	struct kvm_prefetch_state *old = vm_state(kvm);
-	struct kvm_prefetch_policy p;
 
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	ASSERT_EQ(vm_set(kvm, "test", 64, KVM_PREFETCH_GUP_FAST_ONLY), 0);
@@ -366,10 +322,7 @@ TEST(set_replaces_state)
 	ASSERT_EQ(test_mod.refcnt, 1);
 	/* auto's reference went with the old state. */
 	ASSERT_EQ(shim_this_module.refcnt, 0);
-	p = vm_get(kvm);
-	ASSERT_STREQ(p.name, "test");
-	ASSERT_EQ(p.nr_pages, 64);
-	ASSERT_EQ(p.gup, KVM_PREFETCH_GUP_FAST_ONLY);
+	EXPECT_VM_POLICY(kvm, "test", 64, KVM_PREFETCH_GUP_FAST_ONLY);
 }
 
 TEST(set_frees_old_state_after_grace_period)
@@ -423,7 +376,6 @@ TEST(set_zero_means_defaults_at_call_time)
 {
 	struct kvm *kvm = vm_create();
 	struct kvm_prefetch_state *st = vm_state(kvm);
-	struct kvm_prefetch_policy p;
 
 	/* The VM's own defaults: nothing to do. */
 	ASSERT_EQ(vm_set(kvm, "auto", 0, 0), 0);
@@ -432,9 +384,7 @@ TEST(set_zero_means_defaults_at_call_time)
 	ASSERT_EQ(param_set("prefetch_nr_pages", "128"), 0);
 	ASSERT_EQ(param_set("prefetch_gup", "fast"), 0);
 	ASSERT_EQ(vm_set(kvm, "auto", 0, 0), 0);
-	p = vm_get(kvm);
-	ASSERT_EQ(p.nr_pages, 128);
-	ASSERT_EQ(p.gup, KVM_PREFETCH_GUP_FAST_ONLY);
+	EXPECT_VM_POLICY(kvm, "auto", 128, KVM_PREFETCH_GUP_FAST_ONLY);
 
 	/* Later default changes do not follow. */
 	ASSERT_EQ(param_set("prefetch_nr_pages", "4"), 0);
@@ -464,21 +414,14 @@ TEST(get_fills_everything)
 TEST(get_values_never_zero)
 {
 	struct kvm *kvm;
-	struct kvm_prefetch_policy p;
 
 	ASSERT_EQ(param_set("prefetch_nr_pages", "0"), 0);
 	kvm = vm_create();
-	p = vm_get(kvm);
-	ASSERT_STREQ(p.name, "auto");
-	ASSERT_EQ(p.nr_pages, 1);
-	ASSERT_EQ(p.gup, KVM_PREFETCH_GUP_NOFAULT);
-
+	EXPECT_VM_POLICY(kvm, "auto", 1, KVM_PREFETCH_GUP_NOFAULT);
 	ASSERT_EQ(vm_set(kvm, "none", 0, 0), 0);
-	p = vm_get(kvm);
-	ASSERT_EQ(p.nr_pages, 1);
-	ASSERT_NE(p.gup, 0);
+	EXPECT_VM_POLICY(kvm, "none", 1, KVM_PREFETCH_GUP_NOFAULT);
 	ASSERT_EQ(vm_set(kvm, "none", 1, KVM_PREFETCH_GUP_FAST_ONLY), 0);
-	ASSERT_EQ(vm_get(kvm).nr_pages, 1);
+	EXPECT_VM_POLICY(kvm, "none", 1, KVM_PREFETCH_GUP_FAST_ONLY);
 }
 
 /*

@@ -27,6 +27,21 @@ static const enum kvm_prefetch_type origins[] = {
 };
 static const char *const origin_names[] = { "NONE", "MANUAL", "ASYNC", "AUTO" };
 
+/* @ops's @how (window or decide) answered @got for a fault of @origin. */
+static void check_answer(const struct kvm_prefetch_ops *ops, const char *how,
+			 size_t origin, bool got, bool want,
+			 const struct kvm_prefetch_window *w)
+{
+	if (got != want)
+		test_fail(__FILE__, __LINE__, "%s %s() for %s: %d",
+			  ops->name, how, origin_names[origin], got);
+	if (got && (w->start != 0x1000 || w->nr_pages != 8))
+		test_fail(__FILE__, __LINE__,
+			  "%s %s() for %s: start %#llx nr %u", ops->name, how,
+			  origin_names[origin], (unsigned long long)w->start,
+			  w->nr_pages);
+}
+
 /*
  * @want[origin]: does @ops open a window for a fault of that origin, called
  * directly and through kvm_prefetch_decide() on a VM using it?
@@ -48,25 +63,10 @@ static void check_triggers(struct kvm_prefetch_ops *ops, const bool want[4])
 		rcu_read_lock();
 		got = ops->window(&st, &f, &w);
 		rcu_read_unlock();
-		if (got != want[i])
-			test_fail(__FILE__, __LINE__, "%s window() for %s: %d",
-				  ops->name, origin_names[i], got);
-		if (got && (w.start != 0x1000 || w.nr_pages != 8))
-			test_fail(__FILE__, __LINE__,
-				  "%s window() for %s: start %#llx nr %u",
-				  ops->name, origin_names[i],
-				  (unsigned long long)w.start, w.nr_pages);
-
+		check_answer(ops, "window", i, got, want[i], &w);
 		memset(&w, 0, sizeof(w));
 		got = kvm_prefetch_decide(kvm, &f, &w);
-		if (got != want[i])
-			test_fail(__FILE__, __LINE__, "%s decide() for %s: %d",
-				  ops->name, origin_names[i], got);
-		if (got && (w.start != 0x1000 || w.nr_pages != 8))
-			test_fail(__FILE__, __LINE__,
-				  "%s decide() for %s: start %#llx nr %u",
-				  ops->name, origin_names[i],
-				  (unsigned long long)w.start, w.nr_pages);
+		check_answer(ops, "decide", i, got, want[i], &w);
 	}
 	vm_destroy(kvm);
 }
@@ -116,11 +116,25 @@ static void check_window(u64 gfn, u32 mapped, u32 nr_pages, bool want,
 #define WINDOW(gfn, mapped, nr, want, start, wnr) \
 	check_window(gfn, mapped, nr, want, start, wnr, __LINE__)
 
+/* No window after a mapping of @mapped pages at @gfn, for each nr_pages. */
+static void check_no_window(u64 gfn, u32 mapped, const u32 *nrs, size_t n,
+			    int line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		check_window(gfn, mapped, nrs[i], false, 0, 0, line);
+}
+
+#define NO_WINDOW(gfn, mapped, ...)					\
+	check_no_window(gfn, mapped, (const u32[]){ __VA_ARGS__ },	\
+			sizeof((const u32[]){ __VA_ARGS__ }) / sizeof(u32), \
+			__LINE__)
+
 TEST(window_nr_0_and_1_nothing)
 {
-	WINDOW(0x12345, 1, 0, false, 0, 0);
-	WINDOW(0x12345, 1, 1, false, 0, 0);
-	WINDOW(0, 1, 0, false, 0, 0);
+	NO_WINDOW(0x12345, 1, 0, 1);
+	NO_WINDOW(0, 1, 0);
 }
 
 TEST(window_aligned_to_pow2_below_nr)
@@ -188,10 +202,7 @@ TEST(window_level_2m)
 {
 	const u64 gfn = 0x40123;
 
-	WINDOW(gfn, 512, 2, false, 0, 0);
-	WINDOW(gfn, 512, 3, false, 0, 0);
-	WINDOW(gfn, 512, 8, false, 0, 0);
-	WINDOW(gfn, 512, 512, false, 0, 0);
+	NO_WINDOW(gfn, 512, 2, 3, 8, 512);
 	/* 513 pages from the 2 MiB boundary go one page beyond. */
 	WINDOW(gfn, 512, 513, true, 0x40000, 513);
 	WINDOW(gfn, 512, 1024, true, gfn & ~1023ULL, 1024);
@@ -204,11 +215,7 @@ TEST(window_level_1g)
 {
 	const u64 gfn = 0x12345678;
 
-	WINDOW(gfn, 262144, 8, false, 0, 0);
-	WINDOW(gfn, 262144, 512, false, 0, 0);
-	WINDOW(gfn, 262144, 262144, false, 0, 0);
-	WINDOW(gfn, 262144, 262145, false, 0, 0);
-	WINDOW(gfn, 262144, 0xffffffffu, false, 0, 0);
+	NO_WINDOW(gfn, 262144, 8, 512, 262144, 262145, 0xffffffffu);
 }
 
 /* ---- kvm_prefetch_decide() ------------------------------------------ */
@@ -230,23 +237,26 @@ static const struct kvm_prefetch_fault fault = {
 	.mapped_pages = 1, .vcpu_idx = 3,
 };
 
+/* kvm_prefetch_decide() when the test policy answers [start, start + nr). */
+static bool decide(struct kvm *kvm, u64 start, u32 nr,
+		   struct kvm_prefetch_window *w)
+{
+	rec.window_ret = true;
+	rec.window_out = (struct kvm_prefetch_window){ start, nr };
+	return kvm_prefetch_decide(kvm, &fault, w);
+}
+
 TEST(decide_caps_at_vm_nr_pages)
 {
 	struct kvm *kvm = test_vm(16);
 	struct kvm_prefetch_window w;
 
-	rec.window_ret = true;
-	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 1000 };
-	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_TRUE(decide(kvm, 0x2000, 1000, &w));
 	ASSERT_EQ(w.start, 0x2000);
 	ASSERT_EQ(w.nr_pages, 16);
-
-	rec.window_out.nr_pages = 4;
-	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_TRUE(decide(kvm, 0x2000, 4, &w));
 	ASSERT_EQ(w.nr_pages, 4);
-
-	rec.window_out.nr_pages = 16;
-	ASSERT_TRUE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_TRUE(decide(kvm, 0x2000, 16, &w));
 	ASSERT_EQ(w.nr_pages, 16);
 }
 
@@ -255,9 +265,7 @@ TEST(decide_empty_window_is_no)
 	struct kvm *kvm = test_vm(16);
 	struct kvm_prefetch_window w;
 
-	rec.window_ret = true;
-	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 0 };
-	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_FALSE(decide(kvm, 0x2000, 0, &w));
 	rec.window_ret = false;
 	rec.window_out.nr_pages = 8;
 	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
@@ -266,12 +274,9 @@ TEST(decide_empty_window_is_no)
 
 TEST(decide_window_below_2_skips_policy)
 {
-	struct kvm *kvm = test_vm(1);
 	struct kvm_prefetch_window w;
 
-	rec.window_ret = true;
-	rec.window_out = (struct kvm_prefetch_window){ 0x2000, 8 };
-	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_FALSE(decide(test_vm(1), 0x2000, 8, &w));
 	ASSERT_EQ(rec.window_calls, 0);
 }
 
@@ -316,61 +321,48 @@ TEST(decide_builtin_auto_uses_vm_window)
 	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
 }
 
-/* Clipping to the faulting memslot, the max GFN and the window cap. */
-TEST(clip_inside_slot_is_unchanged)
+/*
+ * Clipping the window [@start, @start + @nr) to the faulting memslot
+ * [@base, @base + @npages), the max GFN and the window cap: @ok, and if so
+ * the range [@want_start, @want_end).
+ */
+static const struct clip_case {
+	const char *name;
+	u64 start;
+	u32 nr;
+	u64 base, npages, max_gfn;
+	bool ok;
+	u64 want_start, want_end;
+} clip_cases[] = {
+	{ "clip_inside_slot_is_unchanged", 0x1000, 16, 0x800, 0x1000,
+	  ~0ULL >> 12, true, 0x1000, 0x1010 },
+	{ "clip_at_slot_end_and_start", 0x1000, 512, 0x1100, 0x80,
+	  ~0ULL >> 12, true, 0x1100, 0x1180 },
+	{ "clip_slot_ending_before_window", 0x1000, 512, 0x0, 0x1000,
+	  ~0ULL >> 12, false },
+	{ "clip_slot_starting_after_window", 0x1000, 512, 0x1200, 0x10,
+	  ~0ULL >> 12, false },
+	{ "clip_at_max_gfn", 0xffff0, 64, 0, 0x100000000ULL, 0xfffff,
+	  true, 0xffff0, 0x100000 },
+	{ "clip_window_beyond_max_gfn", 0x100000, 64, 0, 0x100000000ULL,
+	  0xfffff, false },
+	{ "clip_caps_at_max_pages", 0, 0xffffffff, 0, 1ULL << 30, ~0ULL >> 12,
+	  true, 0, KVM_PREFETCH_MAX_PAGES },
+	{ "clip_refuses_wrap", ~0ULL - 4, 16, 0, ~0ULL, ~0ULL - 1, false },
+};
+
+TEST_TABLE(check_clip, clip_cases)
 {
-	struct kvm_prefetch_window w = { .start = 0x1000, .nr_pages = 16 };
-	u64 start, end;
+	struct kvm_prefetch_window w = { row->start, row->nr };
+	u64 start = 0xaaaa, end = 0xaaaa;
 
-	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0x800, 0x1000, ~0ULL >> 12,
-					     &start, &end));
-	ASSERT_EQ(start, 0x1000);
-	ASSERT_EQ(end, 0x1010);
-}
-
-TEST(clip_at_slot_end_and_start)
-{
-	struct kvm_prefetch_window w = { .start = 0x1000, .nr_pages = 512 };
-	u64 start, end;
-
-	/* Slot [0x1100, 0x1180): the window is cut on both sides. */
-	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0x1100, 0x80, ~0ULL >> 12,
-					     &start, &end));
-	ASSERT_EQ(start, 0x1100);
-	ASSERT_EQ(end, 0x1180);
-	/* A slot that ends before the window: nothing. */
-	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0x0, 0x1000, ~0ULL >> 12,
-					      &start, &end));
-	/* A slot that starts after it: nothing. */
-	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0x1200, 0x10, ~0ULL >> 12,
-					      &start, &end));
-}
-
-TEST(clip_at_max_gfn)
-{
-	struct kvm_prefetch_window w = { .start = 0xffff0, .nr_pages = 64 };
-	u64 start, end;
-
-	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0, 0x100000000ULL, 0xfffff,
-					     &start, &end));
-	ASSERT_EQ(end, 0x100000);
-	w.start = 0x100000;
-	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0, 0x100000000ULL, 0xfffff,
-					      &start, &end));
-}
-
-TEST(clip_caps_at_max_pages_and_refuses_wrap)
-{
-	struct kvm_prefetch_window w = { .start = 0, .nr_pages = 0xffffffff };
-	u64 start, end;
-
-	ASSERT_TRUE(kvm_prefetch_clip_window(&w, 0, 1ULL << 30, ~0ULL >> 12,
-					     &start, &end));
-	ASSERT_EQ(end - start, KVM_PREFETCH_MAX_PAGES);
-	w.start = ~0ULL - 4;
-	w.nr_pages = 16;
-	ASSERT_FALSE(kvm_prefetch_clip_window(&w, 0, ~0ULL, ~0ULL - 1,
-					      &start, &end));
+	ASSERT_EQ(kvm_prefetch_clip_window(&w, row->base, row->npages,
+					   row->max_gfn, &start, &end),
+		  row->ok);
+	if (row->ok) {
+		ASSERT_EQ(start, row->want_start);
+		ASSERT_EQ(end, row->want_end);
+	}
 }
 
 TEST(decide_refuses_auto_origin)
