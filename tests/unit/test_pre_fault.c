@@ -133,17 +133,20 @@ TEST(einval_each_argument)
 		const char *what;
 		struct kvm_pre_fault_memory r;
 	} bad[] = {
-		{ "flags",		{ GPA, 4 * PAGE, .flags = 1 } },
-		{ "padding[0]",		{ GPA, 4 * PAGE, .padding = { 1 } } },
-		{ "padding[4]",		{ GPA, 4 * PAGE,
-					  .padding = { [4] = 1ULL << 63 } } },
-		{ "gpa not aligned",	{ GPA + 8, 4 * PAGE } },
-		{ "size not aligned",	{ GPA, 4 * PAGE + 0x800 } },
-		{ "size 0",		{ GPA, 0 } },
-		{ "size 1",		{ GPA, 1 } },
-		{ "range wraps",	{ ~0ULL - PAGE + 1, 2 * PAGE } },
-		{ "range ends at 2^64",	{ ~0ULL - PAGE + 1, PAGE } },
-		{ "range of 2^64 - 4 KiB from 4 KiB", { PAGE, ~0ULL - PAGE + 1 } },
+#define BAD(g, s, ...)	{ .gpa = (g), .size = (s), __VA_ARGS__ }
+		{ "flags",		BAD(GPA, 4 * PAGE, .flags = 1) },
+		{ "padding[0]",		BAD(GPA, 4 * PAGE, .padding = { 1 }) },
+		{ "padding[4]",		BAD(GPA, 4 * PAGE,
+					    .padding = { [4] = 1ULL << 63 }) },
+		{ "gpa not aligned",	BAD(GPA + 8, 4 * PAGE) },
+		{ "size not aligned",	BAD(GPA, 4 * PAGE + 0x800) },
+		{ "size 0",		BAD(GPA, 0) },
+		{ "size 1",		BAD(GPA, 1) },
+		{ "range wraps",	BAD(~0ULL - PAGE + 1, 2 * PAGE) },
+		{ "range ends at 2^64",	BAD(~0ULL - PAGE + 1, PAGE) },
+		{ "range of 2^64 - 4 KiB from 4 KiB",
+					BAD(PAGE, ~0ULL - PAGE + 1) },
+#undef BAD
 	};
 	size_t i;
 

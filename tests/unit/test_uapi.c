@@ -102,23 +102,25 @@ static const struct bad_policy {
 	const char *what;
 	struct kvm_prefetch_policy p;
 } bad_policies[] = {
-	{ "flags bit 0",	{ "manual", 8, .flags = 1 } },
-	{ "flags bit 31",	{ "manual", 8, .flags = 0x80000000u } },
-	{ "pad",		{ "manual", 8, .pad = 1 } },
-	{ "reserved[0]",	{ "manual", 8, .reserved = { 1 } } },
-	{ "reserved[1]",	{ "manual", 8, .reserved = { [1] = 1ULL << 63 } } },
-	{ "reserved[2]",	{ "manual", 8, .reserved = { [2] = 0x100 } } },
-	{ "reserved[3]",	{ "manual", 8, .reserved = { [3] = 1 } } },
-	{ "empty name",		{ "", 8 } },
-	{ "name of 16 chars",	{ "abcdefghijklmnop", 8 } },
-	{ "upper case",		{ "Auto", 8 } },
-	{ "space",		{ "au to", 8 } },
-	{ "dot",		{ "a.b", 8 } },
-	{ "slash",		{ "../a", 8 } },
-	{ "nr_pages 262145",	{ "manual", KVM_PREFETCH_MAX_PAGES + 1 } },
-	{ "nr_pages ~0",	{ "manual", 0xffffffffu } },
-	{ "gup 3",		{ "manual", 8, 3 } },
-	{ "gup ~0",		{ "manual", 8, 0xffffffffu } },
+#define BAD(n, nr, ...)	{ .name = n, .nr_pages = nr, __VA_ARGS__ }
+	{ "flags bit 0",	BAD("manual", 8, .flags = 1) },
+	{ "flags bit 31",	BAD("manual", 8, .flags = 0x80000000u) },
+	{ "pad",		BAD("manual", 8, .pad = 1) },
+	{ "reserved[0]",	BAD("manual", 8, .reserved = { 1 }) },
+	{ "reserved[1]",	BAD("manual", 8, .reserved = { [1] = 1ULL << 63 }) },
+	{ "reserved[2]",	BAD("manual", 8, .reserved = { [2] = 0x100 }) },
+	{ "reserved[3]",	BAD("manual", 8, .reserved = { [3] = 1 }) },
+	{ "empty name",		BAD("", 8) },
+	{ "name of 16 chars",	BAD("abcdefghijklmnop", 8) },
+	{ "upper case",		BAD("Auto", 8) },
+	{ "space",		BAD("au to", 8) },
+	{ "dot",		BAD("a.b", 8) },
+	{ "slash",		BAD("../a", 8) },
+	{ "nr_pages 262145",	BAD("manual", KVM_PREFETCH_MAX_PAGES + 1) },
+	{ "nr_pages ~0",	BAD("manual", 0xffffffffu) },
+	{ "gup 3",		BAD("manual", 8, .gup = 3) },
+	{ "gup ~0",		BAD("manual", 8, .gup = 0xffffffffu) },
+#undef BAD
 };
 
 TEST(check_rejects_each_bad_field)

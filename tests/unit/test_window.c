@@ -339,16 +339,16 @@ static const struct clip_case {
 	{ "clip_at_slot_end_and_start", 0x1000, 512, 0x1100, 0x80,
 	  ~0ULL >> 12, true, 0x1100, 0x1180 },
 	{ "clip_slot_ending_before_window", 0x1000, 512, 0x0, 0x1000,
-	  ~0ULL >> 12, false },
+	  ~0ULL >> 12, false, 0, 0 },
 	{ "clip_slot_starting_after_window", 0x1000, 512, 0x1200, 0x10,
-	  ~0ULL >> 12, false },
+	  ~0ULL >> 12, false, 0, 0 },
 	{ "clip_at_max_gfn", 0xffff0, 64, 0, 0x100000000ULL, 0xfffff,
 	  true, 0xffff0, 0x100000 },
 	{ "clip_window_beyond_max_gfn", 0x100000, 64, 0, 0x100000000ULL,
-	  0xfffff, false },
+	  0xfffff, false, 0, 0 },
 	{ "clip_caps_at_max_pages", 0, 0xffffffff, 0, 1ULL << 30, ~0ULL >> 12,
 	  true, 0, KVM_PREFETCH_MAX_PAGES },
-	{ "clip_refuses_wrap", ~0ULL - 4, 16, 0, ~0ULL, ~0ULL - 1, false },
+	{ "clip_refuses_wrap", ~0ULL - 4, 16, 0, ~0ULL, ~0ULL - 1, false, 0, 0 },
 };
 
 TEST_TABLE(check_clip, clip_cases)
