@@ -14,6 +14,7 @@
 #include "kvmtest.h"
 #include "kt_sys.h"
 #include "kt_uffd.h"
+#include "kt_guest.h"
 #include "kt_bench.h"
 
 #define KTB_HOST_ALIGN	(2ULL << 20)	/* hva aligned like the gpa */
@@ -141,10 +142,28 @@ static uint64_t ktb_sum_stat(struct ktb_worker *w, unsigned int n,
 	return sum;
 }
 
+/* The guest's pv-apf counters summed over all vCPUs. */
+static void ktb_apf_counts(struct ktb_worker *w, unsigned int n,
+			   uint64_t *not_present, uint64_t *ready,
+			   uint64_t *early, uint64_t *spurious)
+{
+	struct kt_apf_counts c;
+	unsigned int i;
+
+	*not_present = *ready = *early = *spurious = 0;
+	for (i = 0; i < n; i++) {
+		kt_guest_apf_counts(w[i].vcpu, &c);
+		*not_present += c.not_present;
+		*ready += c.ready;
+		*early += c.early;
+		*spurious += c.spurious;
+	}
+}
+
 /* A VM with @cfg's policy (if any); -errno if the policy was refused. */
 static int ktb_vm_create(const struct ktb_config *cfg, struct kt_vm **vmp)
 {
-	struct kt_vm *vm = kt_vm_create();
+	struct kt_vm *vm = kt_vm_create_mode(cfg->mode);
 	int ret;
 
 	if (cfg->policy) {
@@ -164,7 +183,8 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 {
 	unsigned int i, n = cfg->vcpus ? cfg->vcpus : 1;
 	struct ktb_worker w[KTB_MAX_VCPUS];
-	uint64_t pf0, pf1, m0 = 0, w0 = 0, v, part;
+	uint64_t pf0, pf1, m0 = 0, w0 = 0, v, part, hw0, np0, rd0, np1, rd1;
+	uint64_t ea0, ea1, sp0, sp1;
 	struct kt_uffd *u = NULL;
 	cpu_set_t old_set, set;
 	bool pinned = false;
@@ -199,7 +219,12 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 				     NULL);
 		memcpy(mem, src, size);
 	} else {
-		u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
+		if (cfg->minor)
+			u = kt_uffd_create_minor(size, KTB_HOST_ALIGN, src,
+						 chunk);
+		else
+			u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src,
+						 chunk);
 		mem = kt_uffd_base(u);
 		kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, mem);
 	}
@@ -217,6 +242,8 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 
 	r->have_prefetch = !kt_vcpu_stat(w[0].vcpu, "prefetch_mapped", &v);
 	pf0 = ktb_sum_stat(w, n, "pf_taken");
+	hw0 = ktb_sum_stat(w, n, "halt_wakeup");
+	ktb_apf_counts(w, n, &np0, &rd0, &ea0, &sp0);
 	if (r->have_prefetch) {
 		m0 = ktb_sum_stat(w, n, "prefetch_mapped");
 		w0 = ktb_sum_stat(w, n, "prefetch_windows");
@@ -225,6 +252,12 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	r->ms = ktb_pass(w, n) / 1e6;
 
 	pf1 = ktb_sum_stat(w, n, "pf_taken");
+	r->halt_wakeup = ktb_sum_stat(w, n, "halt_wakeup") - hw0;
+	ktb_apf_counts(w, n, &np1, &rd1, &ea1, &sp1);
+	r->apf_not_present = np1 - np0;
+	r->apf_ready = rd1 - rd0;
+	r->apf_early = ea1 - ea0;
+	r->apf_spurious = sp1 - sp0;
 	r->pf = pf1 - pf0;
 	if (r->have_prefetch) {
 		r->mapped = ktb_sum_stat(w, n, "prefetch_mapped") - m0;
