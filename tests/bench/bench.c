@@ -15,30 +15,39 @@
  *   auto-C      ours, auto, nr_pages C/4KiB (gup nofault)
  *   auto-C-fast ours, auto, nr_pages C/4KiB, gup fast
  *   auto-512    ours, auto, nr_pages 512
- *   async-C     ours, async, nr_pages C/4KiB (nothing to do here)
+ *   async-C     ours, async, nr_pages C/4KiB
  *   manual-C    ours, manual, nr_pages C/4KiB (nothing to do here)
  *   adaptive    ours, adaptive, nr_pages 0: untuned, its own default
  *               window (512); every further registered policy, nr_pages 512
  *
  * and each run also times a second pass over the then populated and
- * mapped memory (the limit). Extras: the same pass over memory populated
- * up front (no userfaultfd: the cost of a guest fault and of prefetch per
- * page, gup nofault vs fast), 4 vCPUs on disjoint quarters against 1
- * vCPU (policies none and auto-C, 64 KiB chunks, M MiB), and random
- * access: the guest writes N distinct pages of small_mib MiB (populated
- * up front) in a random order seeded with the round, under none, auto-8
- * and adaptive (how much each maps that is never touched).
+ * mapped memory (the limit). One table per guest mode (modes=, see
+ * kvmtest.h): the first (irqchip by default: in-kernel irqchip and
+ * interrupts on, as VMMs run guests, so the first fault of a chunk goes
+ * through async #PF) is the main table; pv-apf and plain get tables of
+ * their own with sec_runs rounds, and so does the zero-copy restore in
+ * the main mode (zc=1): the memory is a shared memfd whose page cache
+ * holds the snapshot, the handler registers MINOR mode and maps the
+ * chunk with UFFDIO_CONTINUE, nothing is copied.
+ *
+ * Extras, in the main mode: the same pass over memory populated up front
+ * (no userfaultfd: the cost of a guest fault and of prefetch per page,
+ * gup nofault vs fast), 4 vCPUs on disjoint quarters against 1 vCPU
+ * (policies none and auto-C, 64 KiB chunks, M MiB), and random access:
+ * the guest writes N distinct pages of small_mib MiB (populated up front)
+ * in a random order seeded with the round, under none, auto-8 and
+ * adaptive (how much each maps that is never touched).
  *
  * Except for the multi-vCPU variant, the vCPU thread and the handler
  * thread are pinned to one CPU (pin=N, -1: not pinned): a cross-CPU
  * wakeup of the handler costs milliseconds when the TCG-emulated CPUs of
  * the test VM compete for the host's cores, and would swamp everything.
  *
- * Runs are interleaved: in each of the R rounds, for each chunk size, the
- * stock case and all of ours run back to back (stock first in odd
- * rounds, ours first in even ones; the modules are swapped in between),
- * so that drift of the host hits both alike. Every run verifies every page; a
- * wrong page is a FAIL line, not a number.
+ * Runs are interleaved: in each of the R rounds, for each table and chunk
+ * size, the stock case and all of ours run back to back (stock first in
+ * odd rounds, ours first in even ones; the modules are swapped in
+ * between), so that drift of the host hits both alike. Every run verifies
+ * every page; a wrong page is a FAIL line, not a number.
  *
  * Output: one "@@BENCH key=value ..." line per run (parsed on the host by
  * tests/bench/report.py), "# " progress lines, FAIL lines on errors and
@@ -47,8 +56,8 @@
  * Arguments (key=value): runs=5 mib=64 small_mib=8 small_max=16 (chunks
  * of at most small_max KiB use small_mib MiB, to fit the time budget)
  * chunks=4:8:16:64:512:2048 (KiB) extras=1 (populated, random access and
- * multi-vCPU)
- * multi_vcpus=4 random=512 (0: no random-access runs) stock=1 pin=0.
+ * multi-vCPU) multi_vcpus=4 random=512 (0: no random-access runs)
+ * stock=1 pin=0 modes=irqchip:pv-apf:plain sec_runs=3 zc=1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -84,6 +93,19 @@ static unsigned int random_touches = 512;	/* of small_mib MiB */
 static int pin = 0;		/* CPU for single-vCPU runs, -1: none */
 static bool extras = true, with_stock = true;
 static uint64_t chunks[MAX_CHUNKS];
+/* Guest modes; the first gets the main table (and the extras). */
+static enum kt_guest_mode modes[KT_GUEST_NR_MODES] = { KT_GUEST_IRQCHIP,
+	KT_GUEST_PV_APF, KT_GUEST_PLAIN };
+static unsigned int nr_modes = 3;
+static unsigned int sec_runs = 3;	/* rounds of every other table */
+static bool zero_copy = true;		/* the MINOR-mode table */
+
+/* One table: a guest mode and a restore method, for @runs rounds. */
+struct table {
+	enum kt_guest_mode mode;
+	bool minor;
+	unsigned int runs;
+};
 static unsigned int nr_chunks;
 
 static struct cfg cfgs[MAX_CFGS];
@@ -167,9 +189,9 @@ static void print_u64_or_dash(const char *key, bool have, uint64_t v)
  * label that gets the same numbers (a configuration that is identical to
  * @c at this chunk size) or NULL.
  */
-static void run_one(const char *src, enum kind kind, struct cfg *c,
-		    const char *also, uint64_t chunk, unsigned int m,
-		    unsigned int vcpus, unsigned int round)
+static void run_one(const char *src, const struct table *t, enum kind kind,
+		    struct cfg *c, const char *also, uint64_t chunk,
+		    unsigned int m, unsigned int vcpus, unsigned int round)
 {
 	struct ktb_config kc = {
 		.policy = c->policy,
@@ -179,6 +201,8 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		.populated = kind == K_POPULATED,
 		.pin = kind != K_MULTI && pin >= 0,
 		.cpu = pin,
+		.mode = t->mode,
+		.minor = t->minor && kind != K_POPULATED && kind != K_RANDOM,
 	};
 	const char *label;
 	struct ktb_result r;
@@ -200,7 +224,8 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		KT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
 		if (!pid) {
 			in_child = true;
-			run_one(src, kind, c, also, chunk, m, vcpus, round);
+			run_one(src, t, kind, c, also, chunk, m, vcpus,
+				round);
 			fflush(stdout);
 			_exit(nr_bad ? 1 : 0);
 		}
@@ -244,6 +269,8 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		       (unsigned long long)(kind == K_POPULATED ||
 					    kind == K_RANDOM ? 0 : chunk),
 		       m, vcpus, round);
+		printf(" mode=%s restore=%s", kt_guest_mode_str(t->mode),
+		       kc.minor ? "zc" : "copy");
 		printf(" ms=%.3f limit_ms=%.3f copy_ms=%.3f pages=%llu chunks=%llu events=%llu dup=%llu pf=%llu pf2=%llu",
 		       r.ms, r.limit_ms, r.copy_ms, (unsigned long long)r.pages,
 		       (unsigned long long)r.chunks,
@@ -252,6 +279,9 @@ static void run_one(const char *src, enum kind kind, struct cfg *c,
 		       (unsigned long long)r.pf2);
 		print_u64_or_dash("windows", r.have_prefetch, r.windows);
 		print_u64_or_dash("mapped", r.have_prefetch, r.mapped);
+		printf(" halt_wakeup=%llu apf_np=%llu",
+		       (unsigned long long)r.halt_wakeup,
+		       (unsigned long long)r.apf_not_present);
 		printf(" ok=%d\n", r.ok);
 	}
 	fflush(stdout);
@@ -274,8 +304,8 @@ static bool cfg_same(const struct cfg *a, const struct cfg *b,
 }
 
 /* All of our uffd cases at one chunk size; identical ones run once. */
-static void run_ours_chunk(const char *src, uint64_t chunk,
-			   unsigned int round)
+static void run_ours_chunk(const char *src, const struct table *t,
+			   uint64_t chunk, unsigned int round)
 {
 	bool done[MAX_CFGS] = { false };
 	unsigned int i, j;
@@ -292,8 +322,8 @@ static void run_ours_chunk(const char *src, uint64_t chunk,
 				break;
 			}
 		}
-		run_one(src, K_UFFD, &cfgs[i], also, chunk, mib_for(chunk), 1,
-			round);
+		run_one(src, t, K_UFFD, &cfgs[i], also, chunk, mib_for(chunk),
+			1, round);
 	}
 }
 
@@ -329,7 +359,21 @@ static void parse_args(int argc, char **argv)
 			multi_vcpus = atoi(v);
 		else if (!strcmp(a, "random"))
 			random_touches = atoi(v);
-		else if (!strcmp(a, "chunks")) {
+		else if (!strcmp(a, "sec_runs"))
+			sec_runs = atoi(v);
+		else if (!strcmp(a, "zc"))
+			zero_copy = atoi(v);
+		else if (!strcmp(a, "modes")) {
+			nr_modes = 0;
+			for (tok = strtok_r(v, ":", &save); tok;
+			     tok = strtok_r(NULL, ":", &save)) {
+				int md = kt_guest_mode_parse(tok);
+
+				KT_ASSERT(md >= 0 && nr_modes < KT_GUEST_NR_MODES,
+					  "modes: '%s'", tok);
+				modes[nr_modes++] = md;
+			}
+		} else if (!strcmp(a, "chunks")) {
 			nr_chunks = 0;
 			s = v;
 			for (tok = strtok_r(s, ":", &save); tok;
@@ -341,6 +385,7 @@ static void parse_args(int argc, char **argv)
 			KT_ASSERT(0, "unknown argument '%s'", a);
 		}
 	}
+	KT_ASSERT(nr_modes >= 1, "no guest mode");
 	KT_ASSERT(runs >= 1 && mib >= 1 && small_mib >= 1 && mib <= 1024 &&
 		  small_mib <= 1024 && multi_vcpus >= 1 &&
 		  random_touches <= (small_mib << 20) / KT_PAGE_SIZE &&
@@ -365,11 +410,11 @@ static bool multi_chunk(uint64_t chunk)
  * and, as its reference, with one vCPU; both unpinned (the threads go
  * where the scheduler puts them), so that they compare.
  */
-static void run_multi(const char *src, struct cfg *c, uint64_t chunk,
-		      unsigned int round)
+static void run_multi(const char *src, const struct table *t, struct cfg *c,
+		      uint64_t chunk, unsigned int round)
 {
-	run_one(src, K_MULTI, c, NULL, chunk, mib, 1, round);
-	run_one(src, K_MULTI, c, NULL, chunk, mib, multi_vcpus, round);
+	run_one(src, t, K_MULTI, c, NULL, chunk, mib, 1, round);
+	run_one(src, t, K_MULTI, c, NULL, chunk, mib, multi_vcpus, round);
 }
 
 /* Load @which ("stock" or "ours") unless it is what is loaded. */
@@ -407,15 +452,73 @@ static void outer_guard(void)
 	exit(WIFEXITED(st) ? WEXITSTATUS(st) : KT_EXIT_FAIL);
 }
 
-int main(int argc, char **argv)
+static unsigned int min_u(unsigned int a, unsigned int b)
 {
-	struct cfg stock = { .id = "stock" };
-	struct cfg pop_fast = {
+	return a < b ? a : b;
+}
+
+/* One round of table @t: per chunk size, stock and ours back to back. */
+static void run_round(const char *src, const struct table *t,
+		      unsigned int round)
+{
+	static struct cfg stock = { .id = "stock" };
+	unsigned int i, part;
+
+	for (i = 0; i < nr_chunks; i++) {
+		/* Stock first in odd rounds, ours first in even. */
+		bool stock_first = round % 2;
+
+		for (part = 0; part < 2; part++) {
+			if (part == !stock_first) {
+				if (!with_stock)
+					continue;
+				use_modules("stock");
+				run_one(src, t, K_UFFD, &stock, NULL, chunks[i],
+					mib_for(chunks[i]), 1, round);
+			} else {
+				use_modules("ours");
+				run_ours_chunk(src, t, chunks[i], round);
+			}
+		}
+	}
+}
+
+/* Populated memory, random access and multi-vCPU, in @t's guest mode. */
+static void run_extras(const char *src, const struct table *t,
+		       unsigned int round)
+{
+	static struct cfg pop_fast = {
 		.id = "auto-512-fast", .policy = "auto", .nr = 512,
 		.gup = KVM_PREFETCH_GUP_FAST_ONLY,
 	};
+	unsigned int i;
+
+	run_one(src, t, K_POPULATED, cfg_find("none"), NULL, 0, mib, 1, round);
+	run_one(src, t, K_POPULATED, cfg_find("auto-512"), NULL, 0, mib, 1,
+		round);
+	run_one(src, t, K_POPULATED, &pop_fast, NULL, 0, mib, 1, round);
+	/* Random access (seeded with the round). */
+	if (random_touches) {
+		run_one(src, t, K_RANDOM, cfg_find("none"), NULL, 0, small_mib,
+			1, round);
+		run_one(src, t, K_RANDOM, cfg_find("auto-8"), NULL, 0,
+			small_mib, 1, round);
+		run_one(src, t, K_RANDOM, cfg_find("adaptive"), NULL, 0,
+			small_mib, 1, round);
+	}
+	for (i = 0; i < nr_chunks; i++) {
+		if (!multi_chunk(chunks[i]))
+			continue;
+		run_multi(src, t, cfg_find("none"), chunks[i], round);
+		run_multi(src, t, cfg_find("auto-C"), chunks[i], round);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct table tables[KT_GUEST_NR_MODES + 1];
+	unsigned int round, i, ti, nr_tables = 0;
 	uint64_t big = 0, t_start, t0;
-	unsigned int round, i;
 	char *src;
 
 	parse_args(argc, argv);
@@ -436,9 +539,12 @@ int main(int argc, char **argv)
 			big = (uint64_t)mib_for(chunks[i]) << 20;
 	src = ktb_src_alloc(big);
 
-	printf("@@BENCHCFG runs=%u mib=%u small_mib=%u small_max=%u multi_vcpus=%u random=%u extras=%d pin=%d chunks=",
-	       runs, mib, small_mib, small_max, multi_vcpus, random_touches,
-	       extras, pin);
+	printf("@@BENCHCFG runs=%u sec_runs=%u zc=%d mib=%u small_mib=%u small_max=%u multi_vcpus=%u random=%u extras=%d pin=%d modes=",
+	       runs, min_u(sec_runs, runs), zero_copy, mib, small_mib,
+	       small_max, multi_vcpus, random_touches, extras, pin);
+	for (i = 0; i < nr_modes; i++)
+		printf("%s%s", i ? ":" : "", kt_guest_mode_str(modes[i]));
+	printf(" chunks=");
 	for (i = 0; i < nr_chunks; i++)
 		printf("%s%llu", i ? ":" : "",
 		       (unsigned long long)(chunks[i] >> 10));
@@ -446,53 +552,27 @@ int main(int argc, char **argv)
 	kt_info("bench: %u rounds; %u MiB (%u MiB for chunks <= %u KiB); %u configurations of ours + stock",
 		runs, mib, small_mib, small_max, nr_cfgs);
 
+	/* The main table, the zero-copy table, the other guest modes. */
+	tables[nr_tables++] = (struct table){ modes[0], false, runs };
+	if (zero_copy)
+		tables[nr_tables++] = (struct table){ modes[0], true,
+						      min_u(sec_runs, runs) };
+	for (i = 1; i < nr_modes; i++)
+		tables[nr_tables++] = (struct table){ modes[i], false,
+						      min_u(sec_runs, runs) };
+
 	for (round = 1; round <= runs; round++) {
 		t0 = kt_now_ns();
-		for (i = 0; i < nr_chunks; i++) {
-			/* Stock first in odd rounds, ours first in even. */
-			bool stock_first = round % 2;
-			unsigned int part;
+		for (ti = 0; ti < nr_tables; ti++) {
+			const struct table *t = &tables[ti];
 
-			for (part = 0; part < 2; part++) {
-				if (part == !stock_first) {
-					if (!with_stock)
-						continue;
-					use_modules("stock");
-					run_one(src, K_UFFD, &stock, NULL,
-						chunks[i], mib_for(chunks[i]),
-						1, round);
-				} else {
-					use_modules("ours");
-					run_ours_chunk(src, chunks[i], round);
-				}
-			}
+			if (round > t->runs)
+				continue;
+			run_round(src, t, round);
 		}
 		use_modules("ours");
-		if (extras) {
-			run_one(src, K_POPULATED, cfg_find("none"), NULL, 0,
-				mib, 1, round);
-			run_one(src, K_POPULATED, cfg_find("auto-512"), NULL,
-				0, mib, 1, round);
-			run_one(src, K_POPULATED, &pop_fast, NULL, 0, mib,
-				1, round);
-			/* Random access (seeded with the round). */
-			if (random_touches) {
-				run_one(src, K_RANDOM, cfg_find("none"), NULL,
-					0, small_mib, 1, round);
-				run_one(src, K_RANDOM, cfg_find("auto-8"), NULL,
-					0, small_mib, 1, round);
-				run_one(src, K_RANDOM, cfg_find("adaptive"),
-					NULL, 0, small_mib, 1, round);
-			}
-			for (i = 0; i < nr_chunks; i++) {
-				if (!multi_chunk(chunks[i]))
-					continue;
-				run_multi(src, cfg_find("none"), chunks[i],
-					  round);
-				run_multi(src, cfg_find("auto-C"), chunks[i],
-					  round);
-			}
-		}
+		if (extras)
+			run_extras(src, &tables[0], round);
 		kt_info("round %u/%u done in %.1f s (%.0f s so far)",
 			round, runs, (kt_now_ns() - t0) / 1e9,
 			(kt_now_ns() - t_start) / 1e9);

@@ -35,6 +35,11 @@ LABELS = {
     "adaptive-512": "adaptive nr=512",
     "adaptive": "adaptive nr=0 (untuned)",
 }
+SECTION_TITLES = {
+    "irqchip": "irqchip guest (in-kernel irqchip, IF=1)",
+    "pv-apf": "pv-apf guest (irqchip + PV async page faults)",
+    "plain": "plain guest (no irqchip, IF=0)",
+}
 ORDER = ["stock", "none", "auto-8", "auto-C", "auto-C-fast", "auto-512",
          "async-C", "manual-C", "adaptive", "adaptive-512"]
 
@@ -148,19 +153,11 @@ def machine(args):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--abi", default="")
-    ap.add_argument("--qemu", default="")
-    ap.add_argument("--vm-seconds", default="")
-    args = ap.parse_args()
-
-    runs, bcfg, env, fails = parse(args.log)
-    if not runs:
-        print(f"report: no @@BENCH lines in {args.log}", file=sys.stderr)
-        return 1
+def section(runs, bcfg, args, md, rows, title, png):
+    """Tables of one guest mode and restore method; returns True on errors."""
+    w = md.append
+    w(f"## {title}\n")
+    first = len(rows)
     # Normalized time of a uffd run: its time in units of its own handler
     # copy cost (CPU time in UFFDIO_COPY, the same work in every
     # configuration at a chunk size), times the median copy cost of all
@@ -211,37 +208,8 @@ def main():
              if num(r.get("copy_ms", "-")) is not None]
         return statistics.median(v) if v else None
 
-    m = machine(args)
-    md = []
-    w = md.append
-    w("# Restore benchmark (make bench)\n")
-    w(f"- date: {m['date']}")
-    w(f"- host: {m['nproc']} CPUs, {m['cpu']}, Linux {m['host_kernel']}; {m['qemu']}")
-    w(f"- test VM: QEMU TCG `-cpu max -smp 2 -m 2G` (nested SVM + NPT, TDP MMU), "
-      f"guest kernel {env.get('guest_kernel', args.abi or '?')} (Debian ABI {m['abi']}), "
-      f"{env.get('guest_cpus', '?')} vCPUs; L2 guest: 32-bit flat code, no paging")
-    w(f"- parameters: {bcfg.get('runs', '?')} rounds (median, min, max of the runs), "
-      f"M = {bcfg.get('mib', '?')} MiB, but {bcfg.get('small_mib', '?')} MiB for chunks <= "
-      f"{bcfg.get('small_max', '?')} KiB (to fit 20 minutes: each 4 KiB chunk costs a "
-      f"userfaultfd round trip plus a nested fault); chunk sizes {bcfg.get('chunks', '?')} KiB")
-    w(f"- rounds interleave stock and ours in one boot: in each round, for each chunk "
-      f"size, the stock case and all of ours back to back (stock first in odd rounds, "
-      f"ours first in even ones, `kvm-reload` in between); vCPU and handler threads "
-      f"pinned to CPU {bcfg.get('pin', '?')} except in the multi-vCPU variant")
-    if args.vm_seconds:
-        w(f"- time in QEMU: {args.vm_seconds} s")
-    w(f"- runs: {sum(g.n for g in groups.values())} verified, "
-      f"{sum(len(g.bad) for g in groups.values())} with errors")
-    w("")
-    w("Workload: the guest writes one dword into every 4 KiB page of M MiB, "
-      "linearly, while a userfaultfd handler thread (MISSING mode, "
-      "MADV_NOHUGEPAGE) populates C-byte chunks on demand with UFFDIO_COPY "
-      "from a source buffer. Time = wall time of the guest's pass. The limit "
-      "is a second pass over the then populated and mapped memory. Every "
-      "page is verified after every run.\n")
-
     # ---- summary matrix
-    w("## Median time of the pass (ms)\n")
+    w("### Median time of the pass (ms)\n")
     hdr = "| configuration | " + " | ".join(
         f"{kib(c)}" + (f" ({mib_of[c]} MiB)" if mib_of[c] != int(bcfg.get("mib", 0) or 0) else "")
         for c in chunks) + " |"
@@ -256,7 +224,7 @@ def main():
     w("| limit (2nd pass) | " + " | ".join(fmt(limit[c][0], ".1f") for c in chunks) + " |")
     w("")
     if ref_copy:
-        w("## Median normalized time of the pass (ms)\n")
+        w("### Median normalized time of the pass (ms)\n")
         w(hdr)
         w("|---" * (len(chunks) + 1) + "|")
         for cf in cfgs:
@@ -268,7 +236,7 @@ def main():
                        ("norm_ms", "Change against stock (median of the normalized times)")):
         if key == "norm_ms" and not ref_copy:
             continue
-        w(f"## {title}\n")
+        w(f"### {title}\n")
         if key == "norm_ms":
             w("Normalized time = time x (median handler copy time at this C) / (this "
               "run's handler copy time): the run's time at the common emulation "
@@ -286,9 +254,23 @@ def main():
             w(f"| {label(cf)} | " + " | ".join(cells) + " |")
         w("")
 
+    # ---- faults per chunk (the 8 KiB column is upstream's failing case)
+    w("### Guest faults per chunk (pf_taken / chunks, median; target 1.00 where the "
+      "window covers the chunk)\n")
+    w(hdr)
+    w("|---" * (len(chunks) + 1) + "|")
+    for cf in cfgs:
+        cells = []
+        for c in chunks:
+            g = uffd.get((cf, c))
+            pf, ch = (g.med("pf"), g.med("chunks")) if g else (None, None)
+            cells.append(fmt(pf / ch if pf is not None and ch else None, ".2f"))
+        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+    w("")
+
     # ---- noise
     if ref_copy:
-        w("## Noise\n")
+        w("### Noise\n")
         w("Identical work (same configuration, same chunk size) runs at different "
           "speeds from run to run under TCG. The spread (max/min - 1) of the raw "
           "times against that of the time divided by the run's own handler copy "
@@ -328,7 +310,7 @@ def main():
               "in the round: " + "; ".join(cells) + ".\n")
 
     # ---- details
-    w("## Details\n")
+    w("### Details\n")
     w("faults/chunk = pf_taken / chunks; cost = (median - limit) / prefetch_mapped. "
       "copy ms = time the handler spent in UFFDIO_COPY (allocating and copying the "
       "pages; the same work in every configuration); rest = median - copy ms: the "
@@ -339,7 +321,6 @@ def main():
       "rest ms | rest vs stock | UFFD events | pf_taken | faults/chunk | windows | mapped | "
       "cost us/mapped |")
     w("|---" * 19 + "|")
-    rows = []
     for c in chunks:
         for cf in cfgs:
             g = uffd.get((cf, c))
@@ -386,7 +367,7 @@ def main():
     pop = {g.cfg: g for g in groups.values() if g.kind == "populated"}
     costs = {}
     if pop:
-        w("## Cost of a guest fault and of prefetch (memory populated up front, no userfaultfd)\n")
+        w("### Cost of a guest fault and of prefetch (memory populated up front, no userfaultfd)\n")
         w("per fault = (median - limit) / pf_taken of `none`; prefetch per mapped page = "
           "(median - limit - pf_taken x per fault) / prefetch_mapped.\n")
         w("| configuration | M | runs | median ms | min | max | limit ms | pf_taken | mapped | "
@@ -418,7 +399,7 @@ def main():
     multi = {(g.cfg, g.chunk, g.vcpus): g for g in groups.values() if g.kind == "multi"}
     if multi:
         nv = max(v for _, _, v in multi)
-        w(f"## Multi-vCPU: {nv} vCPUs on disjoint parts vs 1 vCPU (threads not pinned)\n")
+        w(f"### Multi-vCPU: {nv} vCPUs on disjoint parts vs 1 vCPU (threads not pinned)\n")
         w(f"| C | M | configuration | 1 vCPU ms (min-max) | {nv} vCPUs ms (min-max) | "
           f"speedup | pf_taken ({nv} vCPUs) | chunks | UFFD events |")
         w("|---" * 9 + "|")
@@ -447,7 +428,7 @@ def main():
     # ---- random access (issue 8)
     rnd = {g.cfg: g for g in groups.values() if g.kind == "random"}
     if rnd:
-        w(f"## Random access: {bcfg.get('random', '?')} distinct pages of "
+        w(f"### Random access: {bcfg.get('random', '?')} distinct pages of "
           f"{next(iter(rnd.values())).mib} MiB, random order (memory populated up front)\n")
         w("The guest writes one page per KVM_RUN, in a shuffled order seeded with the "
           "round (the same pages for every configuration in a round). `mapped` are "
@@ -468,7 +449,7 @@ def main():
         w("")
 
     # ---- targets
-    w("## Targets of issue 7\n")
+    w("### Targets of issue 7\n")
     verdicts = []
 
     def verdict(name, ok, detail):
@@ -554,7 +535,7 @@ def main():
     ad = next((a for a in ("adaptive", "adaptive-512")
                if any((a, c) in uffd for c in chunks)), None)
     if ad:
-        w(f"## Targets of issues 8 and 13 ({label(ad)}, no per-VM tuning)\n")
+        w(f"### Targets of issues 8 and 13 ({label(ad)}, no per-VM tuning)\n")
         d, ok = [], True
         key = "norm_ms" if ref_copy else "ms"
         for c in chunks:
@@ -579,6 +560,86 @@ def main():
                     f"mapped {fmt_count(ga, 'mapped')} vs {fmt_count(g8, 'mapped')} "
                     f"({len(diffs)} rounds compared)")
         w("")
+    for r in rows[first:]:
+        r["mode"], r["restore"] = runs[0].get("mode", "plain"), runs[0].get("restore", "copy")
+    plot(args.out, uffd, chunks, cfgs, limit, mib_of, "norm_ms" if ref_copy else "ms",
+         png, title)
+    return any(g.bad for g in groups.values())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--abi", default="")
+    ap.add_argument("--qemu", default="")
+    ap.add_argument("--vm-seconds", default="")
+    args = ap.parse_args()
+
+    runs, bcfg, env, fails = parse(args.log)
+    if not runs:
+        print(f"report: no @@BENCH lines in {args.log}", file=sys.stderr)
+        return 1
+    m = machine(args)
+    md = []
+    w = md.append
+    w("# Restore benchmark (make bench)\n")
+    w(f"- date: {m['date']}")
+    w(f"- host: {m['nproc']} CPUs, {m['cpu']}, Linux {m['host_kernel']}; {m['qemu']}")
+    w(f"- test VM: QEMU TCG `-cpu max -smp 2 -m 2G` (nested SVM + NPT, TDP MMU), "
+      f"guest kernel {env.get('guest_kernel', args.abi or '?')} (Debian ABI {m['abi']}), "
+      f"{env.get('guest_cpus', '?')} vCPUs; L2 guest: 32-bit flat code (paging only in pv-apf), see the guest modes below")
+    w(f"- parameters: {bcfg.get('runs', '?')} rounds in the main table (median, min, max of the runs), "
+      f"M = {bcfg.get('mib', '?')} MiB, but {bcfg.get('small_mib', '?')} MiB for chunks <= "
+      f"{bcfg.get('small_max', '?')} KiB (each 4 KiB chunk costs a "
+      f"userfaultfd round trip plus a nested fault); chunk sizes {bcfg.get('chunks', '?')} KiB")
+    w(f"- rounds interleave stock and ours in one boot: in each round, for each chunk "
+      f"size, the stock case and all of ours back to back (stock first in odd rounds, "
+      f"ours first in even ones, `kvm-reload` in between); vCPU and handler threads "
+      f"pinned to CPU {bcfg.get('pin', '?')} except in the multi-vCPU variant")
+    if args.vm_seconds:
+        w(f"- time in QEMU: {args.vm_seconds} s")
+    w(f"- guest modes {bcfg.get('modes', 'plain')} (the first is the main table), "
+      f"{bcfg.get('sec_runs', bcfg.get('runs', '?'))} rounds for the other tables; "
+      f"zero-copy table: {'yes' if bcfg.get('zc', '0') == '1' else 'no'}")
+    w(f"- runs: {sum(r['ok'] == '1' for r in runs)} verified, "
+      f"{sum(r['ok'] != '1' for r in runs)} with errors")
+    w("")
+    w("Workload: the guest writes one dword into every 4 KiB page of M MiB, "
+      "linearly, while a userfaultfd handler thread (MISSING mode, "
+      "MADV_NOHUGEPAGE) populates C-byte chunks on demand with UFFDIO_COPY "
+      "from a source buffer. Time = wall time of the guest's pass. The limit "
+      "is a second pass over the then populated and mapped memory. Every "
+      "page is verified after every run.\n")
+    w("Guest modes (tests/vm/lib/kvmtest.h): `irqchip` has KVM's in-kernel "
+      "irqchip and runs with interrupts on, as Firecracker, cloud-hypervisor "
+      "and QEMU run guests: a fault on a page the handler has not populated "
+      "yet becomes an async #PF (the vCPU halts until a worker has the page; "
+      "`async` and `auto` prefetch when it completes). `pv-apf` also enables "
+      "PV async page faults in the guest (\"page not present\" / \"page "
+      "ready\"), as Linux guests do. `plain` has neither (the vCPU thread "
+      "waits in the fault). The zero-copy restore maps the guest memory "
+      "from a shared memfd whose page cache holds the snapshot; the handler "
+      "registers MINOR mode and answers with UFFDIO_CONTINUE on the chunk, "
+      "so nothing is copied.\n")
+
+    rows = []
+    mode_list = bcfg.get("modes", "plain").split(":")
+    parts = {}
+    for r in runs:
+        parts.setdefault((r.get("mode", "plain"), r.get("restore", "copy")), []).append(r)
+    rank = {md_: i for i, md_ in enumerate(mode_list)}
+    order = sorted(parts, key=lambda k: (k[0] != mode_list[0], k[1] != "copy",
+                                         rank.get(k[0], 99), k))
+    bad = False
+    for i, (mode, restore) in enumerate(order):
+        title = f"{SECTION_TITLES.get(mode, mode + ' guest')}, " + (
+            "zero-copy restore (memfd, MINOR mode, UFFDIO_CONTINUE)"
+            if restore == "zc" else "UFFDIO_COPY restore")
+        if i == 0:
+            title += " (main table)"
+        png = "results.png" if i == 0 else f"results-{mode}-{restore}.png"
+        bad |= section(parts[(mode, restore)], bcfg, args, md, rows, title, png)
     if fails:
         w("## Errors\n")
         for f in fails:
@@ -588,7 +649,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    fields = ["kind", "cfg", "label", "chunk_kib", "mib", "vcpus", "runs", "errors",
+    fields = ["mode", "restore", "kind", "cfg", "label", "chunk_kib", "mib", "vcpus", "runs", "errors",
               "median_ms", "min_ms", "max_ms", "limit_ms", "vs_stock_pct", "norm_ms",
               "norm_vs_stock_pct", "copy_ms",
               "rest_ms", "rest_vs_stock_pct", "events", "dup",
@@ -601,19 +662,19 @@ def main():
             cw.writerow({k: ("" if r.get(k) is None else
                              (f"{r[k]:.4g}" if isinstance(r.get(k), float) else r[k]))
                          for k in fields})
-    plot(args.out, uffd, chunks, cfgs, limit, mib_of, "norm_ms" if ref_copy else "ms")
     print("\n".join(md))
-    print(f"report: {args.out}/results.md, results.csv, results.png")
-    return 1 if fails or any(g.bad for g in groups.values()) else 0
+    print(f"report: {args.out}/results.md, results.csv, results*.png")
+    return 1 if fails or bad else 0
 
 
-def plot(out, uffd, chunks, cfgs, limit, mib_of, key):
+def plot(out, uffd, chunks, cfgs, limit, mib_of, key, png="results.png",
+         title=""):
     same_m = len(set(mib_of.values())) == 1
     scale = {c: 1.0 if same_m else 1.0 / mib_of[c] for c in chunks}
     what = "median of normalized times" if key == "norm_ms" else "median"
     ylabel = (f"time of the pass over {next(iter(mib_of.values()))} MiB (ms, {what})"
               if same_m else f"time per MiB restored (ms, {what})")
-    dat = os.path.join(out, "results.dat")
+    dat = os.path.join(out, png.replace(".png", ".dat"))
     lines = cfgs + ["copy", "limit"]
     with open(dat, "w") as f:
         for cf in lines:
@@ -646,8 +707,8 @@ def plot(out, uffd, chunks, cfgs, limit, mib_of, key):
     xt = ", ".join(f"'{kib(c).replace(' ', '')}' {c // 1024}" for c in chunks)
     script = f"""
 set terminal pngcairo size 1100,700 font 'sans,10' noenhanced
-set output '{os.path.join(out, 'results.png')}'
-set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)'
+set output '{os.path.join(out, png)}'
+set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)\\n{title}'
 set logscale xy
 set xlabel 'handler chunk size C'
 set ylabel '{ylabel}'

@@ -14,6 +14,7 @@
 #include "kvmtest.h"
 #include "kt_sys.h"
 #include "kt_uffd.h"
+#include "kt_guest.h"
 #include "kt_bench.h"
 
 #define KTB_HOST_ALIGN	(2ULL << 20)	/* hva aligned like the gpa */
@@ -141,10 +142,28 @@ static uint64_t ktb_sum_stat(struct ktb_worker *w, unsigned int n,
 	return sum;
 }
 
+/* The guest's pv-apf counters summed over all vCPUs. */
+static void ktb_apf_counts(struct ktb_worker *w, unsigned int n,
+			   uint64_t *not_present, uint64_t *ready,
+			   uint64_t *early, uint64_t *spurious)
+{
+	struct kt_apf_counts c;
+	unsigned int i;
+
+	*not_present = *ready = *early = *spurious = 0;
+	for (i = 0; i < n; i++) {
+		kt_guest_apf_counts(w[i].vcpu, &c);
+		*not_present += c.not_present;
+		*ready += c.ready;
+		*early += c.early;
+		*spurious += c.spurious;
+	}
+}
+
 /* A VM with @cfg's policy (if any); -errno if the policy was refused. */
 static int ktb_vm_create(const struct ktb_config *cfg, struct kt_vm **vmp)
 {
-	struct kt_vm *vm = kt_vm_create();
+	struct kt_vm *vm = kt_vm_create_mode(cfg->mode);
 	int ret;
 
 	if (cfg->policy) {
@@ -198,7 +217,10 @@ static char *ktb_add_data_slot(struct kt_vm *vm, const char *src,
 		memcpy(mem, src, size);
 		return mem;
 	}
-	*u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
+	if (cfg->minor)
+		*u = kt_uffd_create_minor(size, KTB_HOST_ALIGN, src, chunk);
+	else
+		*u = kt_uffd_create_alloc(size, KTB_HOST_ALIGN, src, chunk);
 	mem = kt_uffd_base(*u);
 	kt_vm_add_slot(vm, KTB_DATA_SLOT, KTB_DATA_GPA, size, 0, mem);
 	return mem;
@@ -206,7 +228,8 @@ static char *ktb_add_data_slot(struct kt_vm *vm, const char *src,
 
 /* The vCPUs' counters, summed; mapped and windows only if @prefetch. */
 struct ktb_stats {
-	uint64_t pf, mapped, windows;
+	uint64_t pf, mapped, windows, halt_wakeup;
+	uint64_t apf_not_present, apf_ready, apf_early, apf_spurious;
 };
 
 static void ktb_stats_read(struct ktb_worker *w, unsigned int n,
@@ -215,6 +238,9 @@ static void ktb_stats_read(struct ktb_worker *w, unsigned int n,
 	s->pf = ktb_sum_stat(w, n, "pf_taken");
 	s->mapped = prefetch ? ktb_sum_stat(w, n, "prefetch_mapped") : 0;
 	s->windows = prefetch ? ktb_sum_stat(w, n, "prefetch_windows") : 0;
+	s->halt_wakeup = ktb_sum_stat(w, n, "halt_wakeup");
+	ktb_apf_counts(w, n, &s->apf_not_present, &s->apf_ready,
+		       &s->apf_early, &s->apf_spurious);
 }
 
 /* Pages whose dword 0 is not their gpa or whose rest is not @src's. */
@@ -303,6 +329,11 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	r->pf = s1.pf - s0.pf;
 	r->mapped = s1.mapped - s0.mapped;
 	r->windows = s1.windows - s0.windows;
+	r->halt_wakeup = s1.halt_wakeup - s0.halt_wakeup;
+	r->apf_not_present = s1.apf_not_present - s0.apf_not_present;
+	r->apf_ready = s1.apf_ready - s0.apf_ready;
+	r->apf_early = s1.apf_early - s0.apf_early;
+	r->apf_spurious = s1.apf_spurious - s0.apf_spurious;
 	if (u) {
 		if (!kt_uffd_quiesce(u, 10000))
 			snprintf(r->err, sizeof(r->err),

@@ -3,7 +3,7 @@
  * kt_bench - the core of the restore benchmark (tests/bench/bench.c) and
  * of its smoke test (tests/vm/restore_smoke.c).
  *
- * One run: a fresh VM with a data memslot of @size bytes whose host memory
+ * One run: a fresh VM (in guest mode cfg->mode) with a data memslot of @size bytes whose host memory
  * is armed with userfaultfd (MISSING mode, private anonymous memory,
  * MADV_NOHUGEPAGE); a kt_uffd handler thread populates chunks of @chunk
  * bytes on demand with UFFDIO_COPY from a source buffer, as a VMM
@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvmtest.h"
+
 #define KTB_DATA_SLOT	1
 #define KTB_DATA_GPA	0x400000ULL	/* 4 MiB: 2 MiB aligned */
 #define KTB_MAX_VCPUS	8
@@ -45,6 +47,13 @@ struct ktb_config {
 	 */
 	bool pin;
 	int cpu;
+	enum kt_guest_mode mode;	/* KT_GUEST_PLAIN (0) by default */
+	/*
+	 * minor: the zero-copy restore. The memory is a shared memfd whose
+	 * page cache already holds the snapshot; the handler registers
+	 * MINOR mode and maps each chunk with UFFDIO_CONTINUE (no copy).
+	 */
+	bool minor;
 };
 
 struct ktb_result {
@@ -62,6 +71,12 @@ struct ktb_result {
 	uint64_t windows;	/* prefetch_windows, first pass */
 	uint64_t mapped;	/* prefetch_mapped, first pass */
 	uint64_t bad_pages;	/* pages with wrong contents */
+	/* Proof of async #PF (first pass, all vCPUs). */
+	uint64_t halt_wakeup;	/* vCPU stat halt_wakeup */
+	uint64_t apf_not_present; /* pv-apf: guest's "page not present" */
+	uint64_t apf_ready;	/* pv-apf: guest's "page ready" */
+	uint64_t apf_early;	/* pv-apf: of those, taken before the hlt */
+	uint64_t apf_spurious;	/* pv-apf: "page ready" with an empty slot */
 	bool ok;		/* no error at all (then err is empty) */
 	char err[160];
 };

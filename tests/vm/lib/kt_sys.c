@@ -368,3 +368,89 @@ int ktsys_kmsg_next(int fd, char *buf, size_t len)
 	snprintf(buf, len, "%s", semi + 1);
 	return prio & 7;
 }
+
+/* ---- trace events ---------------------------------------------------- */
+
+static const char *ktsys_tracefs(void)
+{
+	static const char * const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/trace", dirs[i]);
+		if (!access(path, W_OK))
+			return dirs[i];
+	}
+	return NULL;
+}
+
+static int ktsys_trace_enable(const char *event, const char *val)
+{
+	const char *dir = ktsys_tracefs();
+	char path[256];
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/enable", dir, event);
+	return ktsys_write(path, val);
+}
+
+int ktsys_trace_begin(const char *event)
+{
+	const char *dir = ktsys_tracefs();
+	char path[256];
+	int fd;
+
+	if (!dir)
+		return -ENOENT;
+	/* Opening "trace" for writing with O_TRUNC empties the buffer. */
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/tracing_on", dir);
+	ktsys_write(path, "1");
+	return ktsys_trace_enable(event, "1");
+}
+
+long ktsys_trace_end(const char *event)
+{
+	const char *dir = ktsys_tracefs(), *name = strrchr(event, '/');
+	char path[256], tag[96], buf[8192];
+	size_t have = 0, tlen;
+	long count = 0;
+	ssize_t n;
+	int fd, r;
+
+	r = ktsys_trace_enable(event, "0");
+	if (r)
+		return r;
+	snprintf(tag, sizeof(tag), " %s:", name ? name + 1 : event);
+	tlen = strlen(tag);
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	/* Count tags; keep a tail so that a tag split by reads counts. */
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		char *p = buf;
+
+		have += n;
+		buf[have] = 0;
+		while ((p = strstr(p, tag))) {
+			count++;
+			p += tlen;
+		}
+		/* tlen - 1 bytes cannot hold a whole, counted tag. */
+		if (have > tlen - 1) {
+			memmove(buf, buf + have - (tlen - 1), tlen - 1);
+			have = tlen - 1;
+		}
+	}
+	close(fd);
+	return n < 0 ? -errno : count;
+}

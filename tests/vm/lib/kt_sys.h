@@ -131,4 +131,17 @@ int ktsys_kmsg_open(void);
  */
 int ktsys_kmsg_next(int fd, char *buf, size_t len);
 
+/* ---- trace events ---------------------------------------------------- */
+
+/*
+ * Count the records of one trace event, e.g.
+ * "kvm/kvm_async_pf_not_present": ktsys_trace_begin() clears the trace
+ * buffer and enables the event (tracefs under /sys/kernel/tracing or
+ * debugfs); ktsys_trace_end() disables it and returns how many records
+ * the buffer holds, or -errno (-ENOENT: no such event or no tracefs).
+ * One event at a time, system-wide.
+ */
+int ktsys_trace_begin(const char *event);
+long ktsys_trace_end(const char *event);
+
 #endif /* KT_SYS_H */

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "kvmtest.h"
+#include "kt_guest.h"
 
 /* ---- reporting ---------------------------------------------------- */
 
@@ -237,15 +238,19 @@ void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa)
 	return NULL;
 }
 
-struct kt_vm *kt_vm_create(void)
+struct kt_vm *kt_vm_create_mode(enum kt_guest_mode mode)
 {
 	struct kt_vm *vm;
 	void *code;
 	int fd;
 
+	KT_ASSERT(mode >= KT_GUEST_PLAIN && mode < KT_GUEST_NR_MODES,
+		  "guest mode %d", mode);
 	vm = calloc(1, sizeof(*vm));
 	KT_ASSERT(vm, "out of memory");
 	vm->stats.fd = -1;
+	vm->mode = mode;
+	vm->code_size = mode == KT_GUEST_PLAIN ? KT_CODE_SIZE : KT_SYS_SIZE;
 
 	fd = kt_kvm_open();
 	KT_ASSERT(fd >= 0, "open /dev/kvm: %s", strerror(-fd));
@@ -258,10 +263,45 @@ struct kt_vm *kt_vm_create(void)
 	vm->fd = ioctl(fd, KVM_CREATE_VM, 0);
 	KT_ASSERT(vm->fd >= 0, "KVM_CREATE_VM: %s", strerror(errno));
 
-	code = kt_vm_add_slot(vm, KT_CODE_SLOT, KT_CODE_GPA, KT_CODE_SIZE, 0,
+	/* PIC, IOAPIC and a local APIC per vCPU, as VMMs create them. */
+	if (mode != KT_GUEST_PLAIN)
+		KT_ASSERT(!ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0),
+			  "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+
+	code = kt_vm_add_slot(vm, KT_CODE_SLOT, KT_CODE_GPA, vm->code_size, 0,
 			      NULL);
 	memcpy(code, kt_touch_code, sizeof(kt_touch_code));
+	if (mode != KT_GUEST_PLAIN)
+		kt_guest_vm_setup(vm);
 	return vm;
+}
+
+struct kt_vm *kt_vm_create(void)
+{
+	return kt_vm_create_mode(KT_GUEST_PLAIN);
+}
+
+static const char * const kt_guest_mode_names[KT_GUEST_NR_MODES] = {
+	[KT_GUEST_PLAIN] = "plain",
+	[KT_GUEST_IRQCHIP] = "irqchip",
+	[KT_GUEST_PV_APF] = "pv-apf",
+};
+
+const char *kt_guest_mode_str(enum kt_guest_mode mode)
+{
+	if (mode < KT_GUEST_PLAIN || mode >= KT_GUEST_NR_MODES)
+		return "?";
+	return kt_guest_mode_names[mode];
+}
+
+int kt_guest_mode_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < KT_GUEST_NR_MODES; i++)
+		if (!strcmp(name, kt_guest_mode_names[i]))
+			return i;
+	return -1;
 }
 
 static void kt_stats_close(struct kt_stats *st)
@@ -371,6 +411,8 @@ struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id)
 		  strerror(errno));
 
 	kt_vcpu_setup_pm32(vcpu);
+	if (vm->mode != KT_GUEST_PLAIN)
+		kt_guest_vcpu_setup(vcpu);
 	return vcpu;
 }
 
@@ -482,6 +524,7 @@ void kt_vcpu_setup_loop(struct kt_vcpu *vcpu, uint64_t rip, uint32_t start,
 	regs.rcx = stride;
 	regs.rdx = value;
 	regs.rbx = mode;
+	kt_guest_touch_regs(vcpu, &regs);
 	KT_ASSERT(!ioctl(vcpu->fd, KVM_SET_REGS, &regs),
 		  "KVM_SET_REGS: %s", strerror(errno));
 }
@@ -506,7 +549,7 @@ void kt_touch_setup(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
 		stride = KT_PAGE_SIZE;
 	/* The loop must neither wrap around 4 GiB nor start in the code. */
 	KT_ASSERT(end <= UINT32_MAX - stride, "end 0x%x too high", end);
-	KT_ASSERT(start >= KT_CODE_GPA + KT_CODE_SIZE || start >= end,
+	KT_ASSERT(start >= KT_CODE_GPA + vcpu->vm->code_size || start >= end,
 		  "range 0x%x-0x%x overlaps the code page", start, end);
 	kt_vcpu_setup_loop(vcpu, KT_CODE_GPA, start, end, stride, mode, 0);
 }

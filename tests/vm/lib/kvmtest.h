@@ -42,6 +42,28 @@ enum kt_touch_mode {
 	KT_TOUCH_READ = 1,	/* sum each page's dword 0 (mod 2^32) */
 };
 
+/*
+ * Guest modes (kt_vm_create_mode()). Every mode runs the same touch
+ * program; they differ in what KVM may do when a guest fault finds no
+ * host page (see kt_guest.h for the layout of the system page):
+ *
+ *  - KT_GUEST_PLAIN: no in-kernel irqchip, IF=0: KVM waits for the host
+ *    page in the vCPU thread (no async #PF).
+ *  - KT_GUEST_IRQCHIP: KVM_CREATE_IRQCHIP, IF=1, a GDT, an IDT and a
+ *    stack per vCPU: KVM queues an async #PF and halts the vCPU until the
+ *    page is there (no PV in the guest).
+ *  - KT_GUEST_PV_APF: irqchip, plus 32-bit paging and a guest that
+ *    enables PV async page faults as Linux does (CPUID, the
+ *    MSR_KVM_ASYNC_PF_INT vector, MSR_KVM_ASYNC_PF_EN with delivery as
+ *    interrupt, a #PF handler that waits for "page ready", ACK).
+ */
+enum kt_guest_mode {
+	KT_GUEST_PLAIN = 0,
+	KT_GUEST_IRQCHIP,
+	KT_GUEST_PV_APF,
+	KT_GUEST_NR_MODES,
+};
+
 /* Flags of kt_vm_add_slot() that are not KVM memslot flags. */
 #define KT_SLOT_THP	(1ULL << 63)	/* keep THP on library-owned memory */
 
@@ -67,6 +89,8 @@ struct kt_vm {
 	int run_size;			/* KVM_GET_VCPU_MMAP_SIZE */
 	struct kt_slot slots[KT_MAX_SLOTS];
 	struct kt_stats stats;
+	enum kt_guest_mode mode;	/* KT_GUEST_PLAIN unless _create_mode */
+	uint64_t code_size;		/* size of memslot KT_CODE_SLOT */
 };
 
 struct kt_vcpu {
@@ -135,6 +159,16 @@ void kt_require_kvm(void);
 
 /* Create a VM (type 0) with the touch program in slot KT_CODE_SLOT. */
 struct kt_vm *kt_vm_create(void);
+/*
+ * Create a VM whose vCPUs run in guest mode @mode. KT_GUEST_PLAIN is
+ * kt_vm_create(); the other modes create the in-kernel irqchip and use
+ * KT_SYS_SIZE bytes at KT_CODE_GPA for the code slot (see kt_guest.h).
+ */
+struct kt_vm *kt_vm_create_mode(enum kt_guest_mode mode);
+/* "plain", "irqchip", "pv-apf" (or "?"). */
+const char *kt_guest_mode_str(enum kt_guest_mode mode);
+/* The mode named @name, or -1. */
+int kt_guest_mode_parse(const char *name);
 void kt_vm_free(struct kt_vm *vm);
 
 /* KVM_CHECK_EXTENSION; returns the ioctl's value (<0: -errno). */
@@ -162,7 +196,11 @@ void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa);
 /*
  * Create vCPU @id, mmap its kvm_run and put it in 32-bit protected mode
  * with flat 4 GiB segments, paging off, interrupts off, RIP at the touch
- * program.
+ * program. In the VM's irqchip modes the vCPU also gets the GDT, IDT,
+ * stack and data area of kt_guest.h and is made runnable (APs too); in
+ * KT_GUEST_PV_APF it has paging on and has enabled PV async page faults
+ * (it ran kt_guest.h's init routine) before this returns. Interrupts
+ * are on whenever the touch program runs in those modes.
  */
 struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id);
 void kt_vcpu_free(struct kt_vcpu *vcpu);
