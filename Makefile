@@ -212,3 +212,4 @@ clean:
 
 include cocci/cocci.mk
 include tests/selftests/selftests.mk
+include packaging/deb.mk
