@@ -4,3 +4,15 @@
 
 # The command's in-VM test compiles the command's source into itself.
 $(VMDIR)/tests/kvm_prefetch_cmd: packaging/kvm-prefetch/kvm-prefetch.c
+
+# What "make deb" needs, installed by "make deps" with the rest.
+DEB_PKGS += dkms dh-dkms debhelper lintian
+
+# The packages, in $(BUILD)/deb.  DKMS extracts from linux-source the
+# kernel paths that "make modules" does (not the tools and scripts the
+# static checks use).
+DEB_SRC_PATHS = $(filter-out tools/% scripts/%,$(SRC_PATHS))
+
+.PHONY: deb
+deb: deps
+	packaging/make-deb.sh $(BUILD)/deb $(DEB_SRC_PATHS)
