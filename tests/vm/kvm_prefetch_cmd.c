@@ -41,7 +41,7 @@
 #define KPC_INSTALLED	"/usr/sbin/kvm-prefetch"
 #define KPC_OUT		"/tmp/kpc.out"
 #define KPC_ERR		"/tmp/kpc.err"
-#define KPC_CONF_SAVE	"/tmp/kpc.conf.saved"
+#define KPC_CONF_SAVE	"/etc/kpc.conf.saved"	/* rename(2) within one fs */
 #define KPC_DEBUGFS	"/sys/kernel/debug"
 #define KPC_NOBODY	65534
 #define KPC_MAX_ARGS	8
