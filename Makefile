@@ -196,6 +196,7 @@ static: modules cocci policy-build sparse checkpatch
 check: deps
 	@rm -rf $(RESULTS)
 	@$(MAKE) --no-print-directory modules unit static vm-test selftests
+	@$(MAKE) --no-print-directory deb-test
 	@scripts/check-summary.sh $(RESULTS)
 
 # ---------------------------------------------------------------- patches

@@ -16,3 +16,12 @@ DEB_SRC_PATHS = $(filter-out tools/% scripts/%,$(SRC_PATHS))
 .PHONY: deb
 deb: deps
 	packaging/make-deb.sh $(BUILD)/deb $(DEB_SRC_PATHS)
+
+# Install the packages on this machine, boot the test VM on the modules
+# DKMS built, purge (packaging/install-test.sh).  Needs root; changes
+# /lib/modules/$(ABI)/updates/dkms and /etc/modprobe.d while it runs.
+.PHONY: deb-test
+deb-test: deb tests-vm
+	@mkdir -p $(RESULTS)
+	packaging/install-test.sh $(BUILD)/deb $(ABI) $(KIMAGE) $(BUILD)/deb-test \
+		$(VMDIR)/tests | tee $(RESULTS)/deb-test.txt
