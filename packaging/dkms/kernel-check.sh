@@ -20,10 +20,12 @@ kp_supported() {
 	esac
 }
 
-# kp_pkg_version <package>: its version if it is installed, else nothing.
+# kp_pkg_version <package>: its version if its files are in place, else
+# nothing.  Unpacked counts: when apt upgrades a kernel, its source and
+# its headers together, dkms may build before all are configured.
 kp_pkg_version() {
 	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
-		sed -n 's/^install ok installed //p'
+		sed -n -E 's/^install ok (installed|unpacked|half-configured|triggers-awaited|triggers-pending) //p'
 }
 
 # kp_check_kernel <kernel release>: true if linux-source-<base>, the
