@@ -196,6 +196,7 @@ static: modules cocci policy-build sparse checkpatch
 check: deps
 	@rm -rf $(RESULTS)
 	@$(MAKE) --no-print-directory modules unit static vm-test selftests
+	@$(MAKE) --no-print-directory deb-test
 	@scripts/check-summary.sh $(RESULTS)
 
 # ---------------------------------------------------------------- patches
@@ -212,3 +213,4 @@ clean:
 
 include cocci/cocci.mk
 include tests/selftests/selftests.mk
+include packaging/deb.mk

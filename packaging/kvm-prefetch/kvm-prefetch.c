@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvm-prefetch - the operator's view of kvm-prefetch's KVM.
+ *
+ *   kvm-prefetch [status]	is the loaded kvm.ko ours, its policies, defaults
+ *   kvm-prefetch set-default	change the defaults of new VMs (--persist:
+ *				also in /etc/modprobe.d/kvm-prefetch.conf)
+ *   kvm-prefetch vms		one line per VM: policy and its effect
+ *
+ * Everything comes from kvm.ko's parameters in /sys/module/kvm/ and each
+ * VM's debugfs directory; see kvm-prefetch(8).  Each kind of failure an
+ * operator can fix has its own exit code (enum kp_exit).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <linux/kvm_prefetch.h>
+
+#define KP_MODULE_DIR	"/sys/module/kvm"
+#define KP_PARAM_DIR	KP_MODULE_DIR "/parameters/"
+#define KP_CONF		"/etc/modprobe.d/kvm-prefetch.conf"
+#define KP_LINE_MAX	512
+
+#ifndef KP_VERSION
+#define KP_VERSION	"unknown"
+#endif
+
+enum kp_exit {
+	KP_EXIT_OK		= 0,
+	KP_EXIT_ERROR		= 1,	/* anything else; the message says */
+	KP_EXIT_USAGE		= 2,	/* bad command line or value */
+	KP_EXIT_NOT_ROOT	= 3,
+	KP_EXIT_NO_KVM		= 4,	/* kvm.ko is not loaded */
+	KP_EXIT_STOCK_KVM	= 5,	/* kvm.ko has no prefetch framework */
+	KP_EXIT_NO_DEBUGFS	= 6,
+	KP_EXIT_UNKNOWN_POLICY	= 7,
+};
+
+/* The three defaults of new VMs, as kvm.ko's parameters name them. */
+enum kp_param { KP_POLICY, KP_NR_PAGES, KP_GUP, KP_NR_PARAMS };
+
+static const char *const kp_param_names[KP_NR_PARAMS] = {
+	[KP_POLICY]	= "prefetch_policy",
+	[KP_NR_PAGES]	= "prefetch_nr_pages",
+	[KP_GUP]	= "prefetch_gup",
+};
+
+/* Short names, as "status" and the debugfs line print them. */
+static const char *const kp_param_short[KP_NR_PARAMS] = {
+	[KP_POLICY]	= "policy",
+	[KP_NR_PAGES]	= "nr_pages",
+	[KP_GUP]	= "gup",
+};
+
+/* Room for one parameter's value, as sysfs or the conffile give it. */
+#define KP_VALUE_MAX	(KVM_PREFETCH_POLICY_NAME_MAX + 16)
+
+static const char *kp_prog = "kvm-prefetch";
+
+static int kp_err(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print "kvm-prefetch: <message>" on stderr; return @code. */
+static int kp_err(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", kp_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* ---- files ---------------------------------------------------------- */
+
+/* Read the first line of @path, without its newline; 0 or -errno. */
+static int kp_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		ret = ferror(f) ? -EIO : -ENODATA;
+	fclose(f);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+/* One write(2) of @val to @path; 0 or -errno (the kernel's error). */
+static int kp_write(const char *path, const char *val)
+{
+	ssize_t len = strlen(val), n;
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+
+static int kp_param_read(enum kp_param p, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), KP_PARAM_DIR "%s", kp_param_names[p]);
+	return kp_read_line(path, buf, len);
+}
+
+/* ---- what is loaded ------------------------------------------------- */
+
+/*
+ * KP_EXIT_OK if the loaded kvm.ko is ours, otherwise the exit code that
+ * says why not, with its message printed.
+ */
+static int kp_check_kvm(void)
+{
+	if (access(KP_MODULE_DIR, F_OK))
+		return kp_err(KP_EXIT_NO_KVM,
+			      "kvm is not loaded (modprobe kvm_amd or kvm_intel first)");
+	if (access(KP_PARAM_DIR "prefetch_available", F_OK))
+		return kp_err(KP_EXIT_STOCK_KVM,
+			      "the loaded kvm.ko has no prefetch policies: it is not kvm-prefetch's (stock module loaded? see modinfo -n kvm)");
+	return KP_EXIT_OK;
+}
+
+static int kp_check_root(const char *what)
+{
+	if (geteuid() == 0)
+		return KP_EXIT_OK;
+	return kp_err(KP_EXIT_NOT_ROOT, "%s needs root", what);
+}
+
+/*
+ * Find where debugfs is mounted (normally /sys/kernel/debug) and put its
+ * kvm directory in @dir; KP_EXIT_NO_DEBUGFS with a message if it is not.
+ */
+static int kp_debugfs_kvm(char *dir, size_t len)
+{
+	char line[KP_LINE_MAX], mnt[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	bool found = false;
+
+	if (f) {
+		while (!found && fgets(line, sizeof(line), f))
+			found = sscanf(line, "%*s %255s %63s", mnt, type) == 2 &&
+				!strcmp(type, "debugfs");
+		fclose(f);
+	}
+	if (!found)
+		return kp_err(KP_EXIT_NO_DEBUGFS,
+			      "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
+	snprintf(dir, len, "%s/kvm", mnt);
+	return KP_EXIT_OK;
+}
+
+/* ---- the persistent defaults ---------------------------------------- */
+
+/*
+ * Split @line (modified) into @words (at most @max), their number in
+ * @nwords.  Return: true if it is an "options kvm ..." line.
+ */
+static bool kp_conf_split(char *line, char **words, int max, int *nwords)
+{
+	char *save, *w;
+	int n = 0;
+
+	for (w = strtok_r(line, " \t\n", &save); w && n < max;
+	     w = strtok_r(NULL, " \t\n", &save))
+		words[n++] = w;
+	*nwords = n;
+	return n >= 2 && !strcmp(words[0], "options") &&
+	       !strcmp(words[1], "kvm");
+}
+
+/* The parameter that @word sets ("prefetch_gup=fast"), or -1. */
+static int kp_conf_param(const char *word)
+{
+	int p;
+
+	for (p = 0; p < KP_NR_PARAMS; p++) {
+		size_t l = strlen(kp_param_names[p]);
+
+		if (!strncmp(word, kp_param_names[p], l) && word[l] == '=')
+			return p;
+	}
+	return -1;
+}
+
+/*
+ * The values the conffile sets, in @vals (empty string: not set).
+ * Returns 0, or -errno if the file cannot be read.
+ */
+static int kp_conf_read(char vals[KP_NR_PARAMS][KP_VALUE_MAX])
+{
+	char line[KP_LINE_MAX], *words[32];
+	FILE *f = fopen(KP_CONF, "r");
+	int i, n, p;
+
+	for (p = 0; p < KP_NR_PARAMS; p++)
+		vals[p][0] = '\0';
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!kp_conf_split(line, words, 32, &n))
+			continue;
+		for (i = 2; i < n; i++) {
+			p = kp_conf_param(words[i]);
+			if (p >= 0)
+				snprintf(vals[p], sizeof(vals[p]), "%s",
+					 strchr(words[i], '=') + 1);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Rewrite the conffile so that it sets @vals: the first "options kvm"
+ * line that sets any of them becomes one line per parameter, later
+ * settings of them are dropped, everything else (comments, other
+ * options) is kept.  Without such a line they are appended.  Written to
+ * a temporary file and renamed, so a reader sees the old or new file.
+ */
+static int kp_conf_write(char vals[KP_NR_PARAMS][KP_VALUE_MAX])
+{
+	char line[KP_LINE_MAX], copy[KP_LINE_MAX], tmp[PATH_MAX];
+	char *words[32];
+	bool done = false;
+	FILE *in, *out;
+	int fd, i, n, p;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", KP_CONF);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	fchmod(fd, 0644);
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		unlink(tmp);
+		return -ENOMEM;
+	}
+	in = fopen(KP_CONF, "r");
+	if (!in)
+		fputs("# Defaults of new VMs for kvm-prefetch's kvm.ko, written by kvm-prefetch set-default --persist.\n",
+		      out);
+	while (in && fgets(line, sizeof(line), in)) {
+		bool sets = false, others = false;
+
+		snprintf(copy, sizeof(copy), "%s", line);
+		if (!kp_conf_split(copy, words, 32, &n)) {
+			fputs(line, out);
+			continue;
+		}
+		for (i = 2; i < n; i++) {
+			if (kp_conf_param(words[i]) >= 0)
+				sets = true;
+			else
+				others = true;
+		}
+		if (!sets) {
+			fputs(line, out);
+			continue;
+		}
+		if (others) {
+			fputs("options kvm", out);
+			for (i = 2; i < n; i++)
+				if (kp_conf_param(words[i]) < 0)
+					fprintf(out, " %s", words[i]);
+			fputc('\n', out);
+		}
+		for (p = 0; !done && p < KP_NR_PARAMS; p++)
+			fprintf(out, "options kvm %s=%s\n", kp_param_names[p],
+				vals[p]);
+		done = true;
+	}
+	for (p = 0; !done && p < KP_NR_PARAMS; p++)
+		fprintf(out, "options kvm %s=%s\n", kp_param_names[p], vals[p]);
+	if (in)
+		fclose(in);
+	if (fclose(out) || rename(tmp, KP_CONF)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+/* ---- status --------------------------------------------------------- */
+
+static int kp_status(void)
+{
+	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
+	char buf[KP_LINE_MAX], ver[128], src[128];
+	int p, ret;
+
+	ret = kp_check_kvm();
+	if (ret)
+		return ret;
+
+	/* Only the packaged build (DKMS) stamps a version into kvm.ko. */
+	if (kp_read_line(KP_MODULE_DIR "/srcversion", src, sizeof(src)))
+		src[0] = '\0';
+	if (!kp_read_line(KP_MODULE_DIR "/version", ver, sizeof(ver)))
+		printf("kvm:         kvm-prefetch's, version %s%s%s\n", ver,
+		       src[0] ? ", srcversion " : "", src);
+	else
+		printf("kvm:         kvm-prefetch's, no version (not built by the package)\n");
+
+	if (kp_read_line(KP_PARAM_DIR "prefetch_available", buf, sizeof(buf)))
+		return kp_err(KP_EXIT_ERROR, "cannot read prefetch_available");
+	printf("policies:    %s\n", buf);
+
+	printf("defaults:   ");
+	for (p = 0; p < KP_NR_PARAMS; p++) {
+		if (kp_param_read(p, buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "?");
+		printf(" %s=%s", kp_param_short[p], buf);
+	}
+	printf("\n");
+
+	printf("persistent: ");
+	if (kp_conf_read(conf)) {
+		printf(" none (no %s)\n", KP_CONF);
+		return KP_EXIT_OK;
+	}
+	for (p = 0; p < KP_NR_PARAMS; p++)
+		if (conf[p][0])
+			printf(" %s=%s", kp_param_short[p], conf[p]);
+	printf(" (%s)\n", KP_CONF);
+	return KP_EXIT_OK;
+}
+
+/* ---- set-default ---------------------------------------------------- */
+
+static bool kp_policy_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= KVM_PREFETCH_POLICY_NAME_MAX)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") == len;
+}
+
+/* Check a value given for @p before the kernel sees it. */
+static int kp_validate(enum kp_param p, const char *val)
+{
+	unsigned long n;
+	char *end;
+
+	switch (p) {
+	case KP_POLICY:
+		if (kp_policy_name_ok(val))
+			return KP_EXIT_OK;
+		return kp_err(KP_EXIT_USAGE,
+			      "invalid policy name '%s': 1 to %d characters of a-z, 0-9, _ and -",
+			      val, KVM_PREFETCH_POLICY_NAME_MAX - 1);
+	case KP_NR_PAGES:
+		errno = 0;
+		n = strtoul(val, &end, 10);
+		if (*val >= '0' && *val <= '9' && !*end && !errno &&
+		    n <= KVM_PREFETCH_MAX_PAGES)
+			return KP_EXIT_OK;
+		return kp_err(KP_EXIT_USAGE,
+			      "invalid --nr-pages '%s': a number of 4 KiB pages from 0 to %d",
+			      val, KVM_PREFETCH_MAX_PAGES);
+	case KP_GUP:
+		if (!strcmp(val, "nofault") || !strcmp(val, "fast"))
+			return KP_EXIT_OK;
+		return kp_err(KP_EXIT_USAGE,
+			      "invalid --gup '%s': nofault or fast", val);
+	default:
+		return KP_EXIT_USAGE;
+	}
+}
+
+/* Set @p to @val in the running kvm.ko; explain what the kernel said. */
+static int kp_set_param(enum kp_param p, const char *val)
+{
+	char path[PATH_MAX], avail[KP_LINE_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), KP_PARAM_DIR "%s", kp_param_names[p]);
+	err = kp_write(path, val);
+	switch (-err) {
+	case 0:
+		return KP_EXIT_OK;
+	case EACCES:
+	case EPERM:
+		return kp_err(KP_EXIT_NOT_ROOT, "%s: %s (needs root)", path,
+			      strerror(-err));
+	case ENOENT:
+		if (p != KP_POLICY)
+			break;
+		if (kp_read_line(KP_PARAM_DIR "prefetch_available", avail,
+				 sizeof(avail)))
+			avail[0] = '\0';
+		return kp_err(KP_EXIT_UNKNOWN_POLICY,
+			      "unknown policy '%s': none is registered under that name and no module kvm-prefetch-%s could be loaded (registered: %s)",
+			      val, val, avail);
+	case EBUSY:
+		if (p != KP_POLICY)
+			break;
+		return kp_err(KP_EXIT_ERROR,
+			      "policy '%s' is being unloaded (its module is going away); try again",
+			      val);
+	case EINVAL:
+		return kp_err(KP_EXIT_USAGE, "kvm.ko rejected %s=%s as invalid",
+			      kp_param_names[p], val);
+	}
+	return kp_err(KP_EXIT_ERROR, "writing %s to %s: %s", val, path,
+		      strerror(-err));
+}
+
+static void kp_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [status]\n"
+		"       %s set-default [--policy P] [--nr-pages N] [--gup nofault|fast] [--persist]\n"
+		"       %s vms\n"
+		"       %s --help | --version\n"
+		"\n"
+		"  status       whether the loaded kvm.ko is kvm-prefetch's, its version,\n"
+		"               the registered policies, the defaults of new VMs and\n"
+		"               those " KP_CONF " sets\n"
+		"  set-default  change the defaults of new VMs in the running kvm.ko\n"
+		"               (needs root); --persist also writes them to\n"
+		"               " KP_CONF " for the next load\n"
+		"  vms          one line per VM: its debugfs name, policy, nr_pages, gup,\n"
+		"               prefetch windows, pages mapped and guest faults (root)\n"
+		"\n"
+		"Exit codes: 0 ok, 1 other error, 2 usage or invalid value, 3 not root,\n"
+		"4 kvm not loaded, 5 stock kvm loaded, 6 debugfs not mounted,\n"
+		"7 unknown policy.  See kvm-prefetch(8).\n",
+		kp_prog, kp_prog, kp_prog, kp_prog);
+}
+
+static int kp_set_default(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy",	required_argument, NULL, 'p' },
+		{ "nr-pages",	required_argument, NULL, 'n' },
+		{ "gup",	required_argument, NULL, 'g' },
+		{ "persist",	no_argument,	   NULL, 'P' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
+	const char *vals[KP_NR_PARAMS] = { NULL };
+	bool persist = false, any = false;
+	int c, p, ret;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			vals[KP_POLICY] = optarg;
+			break;
+		case 'n':
+			vals[KP_NR_PAGES] = optarg;
+			break;
+		case 'g':
+			vals[KP_GUP] = optarg;
+			break;
+		case 'P':
+			persist = true;
+			break;
+		case 'h':
+			kp_usage(stdout);
+			return KP_EXIT_OK;
+		default:
+			kp_usage(stderr);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc)
+		return kp_err(KP_EXIT_USAGE, "set-default: unexpected '%s'",
+			      argv[optind]);
+	for (p = 0; p < KP_NR_PARAMS; p++) {
+		if (!vals[p])
+			continue;
+		any = true;
+		ret = kp_validate(p, vals[p]);
+		if (ret)
+			return ret;
+	}
+	if (!any && !persist)
+		return kp_err(KP_EXIT_USAGE,
+			      "set-default: give --policy, --nr-pages, --gup or --persist");
+
+	ret = kp_check_root("set-default");
+	if (!ret)
+		ret = kp_check_kvm();
+	if (ret)
+		return ret;
+
+	/* The policy first: it is the one the kernel may refuse. */
+	for (p = 0; p < KP_NR_PARAMS; p++) {
+		if (!vals[p])
+			continue;
+		ret = kp_set_param(p, vals[p]);
+		if (ret)
+			return ret;
+	}
+	if (!persist)
+		return KP_EXIT_OK;
+
+	/* Persist what the kernel now uses, all three. */
+	for (p = 0; p < KP_NR_PARAMS; p++)
+		if (kp_param_read(p, conf[p], sizeof(conf[p])))
+			return kp_err(KP_EXIT_ERROR, "cannot read %s",
+				      kp_param_names[p]);
+	ret = kp_conf_write(conf);
+	if (ret)
+		return kp_err(KP_EXIT_ERROR, "writing %s: %s", KP_CONF,
+			      strerror(-ret));
+	printf("%s: policy=%s nr_pages=%s gup=%s\n", KP_CONF, conf[KP_POLICY],
+	       conf[KP_NR_PAGES], conf[KP_GUP]);
+	return KP_EXIT_OK;
+}
+
+/* ---- vms ------------------------------------------------------------ */
+
+/* A debugfs VM directory is "<pid>-<vm fd>". */
+static bool kp_is_vm_dir(const char *name)
+{
+	size_t pid = strspn(name, "0123456789");
+
+	return pid && name[pid] == '-' && name[pid + 1] &&
+	       strspn(name + pid + 1, "0123456789") == strlen(name + pid + 1);
+}
+
+/*
+ * Read the first line of <@kvmdir>/<@vm>/<@file> into @buf, or put
+ * "-" there if it cannot be read (the VM may be gone already).
+ * Return: 0 if read.
+ */
+static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
+		      char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s/%s", kvmdir, vm, file);
+
+	if (n > 0 && (size_t)n < sizeof(path) &&
+	    !kp_read_line(path, buf, len))
+		return 0;
+	snprintf(buf, len, "-");
+	return -1;
+}
+
+static void kp_vm_line(const char *kvmdir, const char *vm)
+{
+	char policy[KVM_PREFETCH_POLICY_NAME_MAX] = "-", gup[16] = "-";
+	char line[KP_LINE_MAX], win[32], mapped[32], faults[32];
+	unsigned int nr = 0;
+
+	/* "auto nr_pages=8 gup=nofault" */
+	if (!kp_vm_file(kvmdir, vm, "prefetch_policy", line, sizeof(line)) &&
+	    sscanf(line, "%15s nr_pages=%u gup=%15s", policy, &nr, gup) != 3) {
+		snprintf(policy, sizeof(policy), "?");
+		snprintf(gup, sizeof(gup), "?");
+	}
+	/* VM-wide sums of the vCPU counters. */
+	kp_vm_file(kvmdir, vm, "prefetch_windows", win, sizeof(win));
+	kp_vm_file(kvmdir, vm, "prefetch_mapped", mapped, sizeof(mapped));
+	kp_vm_file(kvmdir, vm, "pf_taken", faults, sizeof(faults));
+	printf("%-16s %-15s %8u %-7s %12s %12s %12s\n", vm, policy, nr, gup,
+	       win, mapped, faults);
+}
+
+static int kp_vms(void)
+{
+	char kvmdir[PATH_MAX];
+	struct dirent **list;
+	int i, n, ret;
+
+	ret = kp_check_root("vms (debugfs)");
+	if (!ret)
+		ret = kp_check_kvm();
+	if (!ret)
+		ret = kp_debugfs_kvm(kvmdir, sizeof(kvmdir));
+	if (ret)
+		return ret;
+
+	n = scandir(kvmdir, &list, NULL, alphasort);
+	if (n < 0)
+		return kp_err(KP_EXIT_ERROR, "%s: %s", kvmdir, strerror(errno));
+	printf("%-16s %-15s %8s %-7s %12s %12s %12s\n", "VM", "POLICY",
+	       "NR_PAGES", "GUP", "WINDOWS", "MAPPED", "GUEST_FAULTS");
+	for (i = 0; i < n; i++) {
+		if (kp_is_vm_dir(list[i]->d_name))
+			kp_vm_line(kvmdir, list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return KP_EXIT_OK;
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "status";
+
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		kp_usage(stdout);
+		return KP_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("kvm-prefetch %s\n", KP_VERSION);
+		return KP_EXIT_OK;
+	}
+	if (!strcmp(cmd, "set-default"))
+		return kp_set_default(argc - 1, argv + 1);
+	if (argc > 2)
+		return kp_err(KP_EXIT_USAGE, "%s: unexpected '%s' (see --help)",
+			      cmd, argv[2]);
+	if (!strcmp(cmd, "status"))
+		return kp_status();
+	if (!strcmp(cmd, "vms"))
+		return kp_vms();
+	kp_usage(stderr);
+	return kp_err(KP_EXIT_USAGE, "unknown command '%s'", cmd);
+}
