@@ -212,14 +212,16 @@ def section(runs, bcfg, args, md, rows, title, png):
     hdr = "| configuration | " + " | ".join(
         f"{kib(c)}" + (f" ({mib_of[c]} MiB)" if mib_of[c] != int(bcfg.get("mib", 0) or 0) else "")
         for c in chunks) + " |"
-    w(hdr)
-    w("|---" * (len(chunks) + 1) + "|")
-    for cf in cfgs:
-        cells = []
-        for c in chunks:
-            g = uffd.get((cf, c))
-            cells.append(fmt(g.med("ms") if g else None, ".0f"))
-        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+
+    def matrix(cell):
+        """One row per configuration, cell(group or None) per chunk size."""
+        w(hdr)
+        w("|---" * (len(chunks) + 1) + "|")
+        for cf in cfgs:
+            w(f"| {label(cf)} | " + " | ".join(cell(uffd.get((cf, c))) for c in chunks)
+              + " |")
+
+    matrix(lambda g: fmt(g.med("ms") if g else None, ".0f"))
     w("| limit (2nd pass) | " + " | ".join(fmt(limit[c][0], ".1f") for c in chunks) + " |")
     w("")
     if ref_copy:
@@ -256,15 +258,12 @@ def section(runs, bcfg, args, md, rows, title, png):
     # ---- faults per chunk (the 8 KiB column is upstream's failing case)
     w("### Guest faults per chunk (pf_taken / chunks, median; target 1.00 where the "
       "window covers the chunk)\n")
-    w(hdr)
-    w("|---" * (len(chunks) + 1) + "|")
-    for cf in cfgs:
-        cells = []
-        for c in chunks:
-            g = uffd.get((cf, c))
-            pf, ch = (g.med("pf"), g.med("chunks")) if g else (None, None)
-            cells.append(fmt(pf / ch if pf is not None and ch else None, ".2f"))
-        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+
+    def per_chunk(g):
+        pf, ch = (g.med("pf"), g.med("chunks")) if g else (None, None)
+        return fmt(pf / ch if pf is not None and ch else None, ".2f")
+
+    matrix(per_chunk)
     w("")
 
     # ---- noise
