@@ -152,10 +152,10 @@ def machine(args):
     }
 
 
-def section(runs, bcfg, args, md, rows, title, png):
+def section(runs, bcfg, args, md, rows, sec_title, png):
     """Tables of one guest mode and restore method; returns True on errors."""
     w = md.append
-    w(f"## {title}\n")
+    w(f"## {sec_title}\n")
     first = len(rows)
     # Normalized time of a uffd run: its time in units of its own handler
     # copy cost (CPU time in UFFDIO_COPY, the same work in every
@@ -558,7 +558,7 @@ def section(runs, bcfg, args, md, rows, title, png):
     for r in rows[first:]:
         r["mode"], r["restore"] = runs[0].get("mode", "plain"), runs[0].get("restore", "copy")
     plot(args.out, uffd, chunks, cfgs, limit, mib_of, "norm_ms" if ref_copy else "ms",
-         png, title)
+         png, sec_title)
     return any(g.bad for g in groups.values())
 
 
@@ -697,13 +697,13 @@ def plot(out, uffd, chunks, cfgs, limit, mib_of, key, png="results.png",
         else:
             st = f"lw 2 lc rgb '{COLORS[i % len(COLORS)]}' pt {i % 12 + 1}"
         lb = ("limit (2nd pass, mapped)" if cf == "limit" else
-              "handler copy time (UFFDIO_COPY)" if cf == "copy" else label(cf))
+              "handler populate time (UFFDIO_COPY or _CONTINUE)" if cf == "copy" else label(cf))
         styles.append(f"'{dat}' index {i} using 1:2 with linespoints {st} title '{lb}'")
     xt = ", ".join(f"'{kib(c).replace(' ', '')}' {c // 1024}" for c in chunks)
     script = f"""
 set terminal pngcairo size 1100,700 font 'sans,10' noenhanced
 set output '{os.path.join(out, png)}'
-set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)\\n{title}'
+set title "Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)\\n{title}"
 set logscale xy
 set xlabel 'handler chunk size C'
 set ylabel '{ylabel}'
