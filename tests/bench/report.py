@@ -153,10 +153,10 @@ def machine(args):
     }
 
 
-def section(runs, bcfg, args, md, rows, title, png):
+def section(runs, bcfg, args, md, rows, sec_title, png):
     """Tables of one guest mode and restore method; returns True on errors."""
     w = md.append
-    w(f"## {title}\n")
+    w(f"## {sec_title}\n")
     first = len(rows)
     # Normalized time of a uffd run: its time in units of its own handler
     # copy cost (CPU time in UFFDIO_COPY, the same work in every
@@ -213,14 +213,16 @@ def section(runs, bcfg, args, md, rows, title, png):
     hdr = "| configuration | " + " | ".join(
         f"{kib(c)}" + (f" ({mib_of[c]} MiB)" if mib_of[c] != int(bcfg.get("mib", 0) or 0) else "")
         for c in chunks) + " |"
-    w(hdr)
-    w("|---" * (len(chunks) + 1) + "|")
-    for cf in cfgs:
-        cells = []
-        for c in chunks:
-            g = uffd.get((cf, c))
-            cells.append(fmt(g.med("ms") if g else None, ".0f"))
-        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+
+    def matrix(cell):
+        """One row per configuration, cell(group or None) per chunk size."""
+        w(hdr)
+        w("|---" * (len(chunks) + 1) + "|")
+        for cf in cfgs:
+            w(f"| {label(cf)} | " + " | ".join(cell(uffd.get((cf, c))) for c in chunks)
+              + " |")
+
+    matrix(lambda g: fmt(g.med("ms") if g else None, ".0f"))
     w("| limit (2nd pass) | " + " | ".join(fmt(limit[c][0], ".1f") for c in chunks) + " |")
     w("")
     if ref_copy:
@@ -257,15 +259,12 @@ def section(runs, bcfg, args, md, rows, title, png):
     # ---- faults per chunk (the 8 KiB column is upstream's failing case)
     w("### Guest faults per chunk (pf_taken / chunks, median; target 1.00 where the "
       "window covers the chunk)\n")
-    w(hdr)
-    w("|---" * (len(chunks) + 1) + "|")
-    for cf in cfgs:
-        cells = []
-        for c in chunks:
-            g = uffd.get((cf, c))
-            pf, ch = (g.med("pf"), g.med("chunks")) if g else (None, None)
-            cells.append(fmt(pf / ch if pf is not None and ch else None, ".2f"))
-        w(f"| {label(cf)} | " + " | ".join(cells) + " |")
+
+    def per_chunk(g):
+        pf, ch = (g.med("pf"), g.med("chunks")) if g else (None, None)
+        return fmt(pf / ch if pf is not None and ch else None, ".2f")
+
+    matrix(per_chunk)
     w("")
 
     # ---- noise
@@ -563,7 +562,7 @@ def section(runs, bcfg, args, md, rows, title, png):
     for r in rows[first:]:
         r["mode"], r["restore"] = runs[0].get("mode", "plain"), runs[0].get("restore", "copy")
     plot(args.out, uffd, chunks, cfgs, limit, mib_of, "norm_ms" if ref_copy else "ms",
-         png, title)
+         png, sec_title)
     return any(g.bad for g in groups.values())
 
 
@@ -702,13 +701,13 @@ def plot(out, uffd, chunks, cfgs, limit, mib_of, key, png="results.png",
         else:
             st = f"lw 2 lc rgb '{COLORS[i % len(COLORS)]}' pt {i % 12 + 1}"
         lb = ("limit (2nd pass, mapped)" if cf == "limit" else
-              "handler copy time (UFFDIO_COPY)" if cf == "copy" else label(cf))
+              "handler populate time (UFFDIO_COPY or _CONTINUE)" if cf == "copy" else label(cf))
         styles.append(f"'{dat}' index {i} using 1:2 with linespoints {st} title '{lb}'")
     xt = ", ".join(f"'{kib(c).replace(' ', '')}' {c // 1024}" for c in chunks)
     script = f"""
 set terminal pngcairo size 1100,700 font 'sans,10' noenhanced
 set output '{os.path.join(out, png)}'
-set title 'Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)\\n{title}'
+set title "Restore through userfaultfd: guest pass time vs handler chunk size (QEMU TCG, nested SVM)\\n{title}"
 set logscale xy
 set xlabel 'handler chunk size C'
 set ylabel '{ylabel}'
