@@ -6,8 +6,7 @@
 ///    RET_PF_FIXED, and from one place only;
 ///  - a policy's ->window(), ->init() and ->release() callbacks (struct
 ///    kvm_prefetch_ops) are called only by the policy core,
-///    virt/kvm/prefetch.c and virt/kvm/prefetch_vm.c (kvm-policy/ in the
-///    kvm-prefetch repository);
+///    virt/kvm/prefetch.c and virt/kvm/prefetch_vm.c;
 ///  - KVM_PREFETCH_AUTO, the origin of prefetch faults, is produced only by
 ///    the engine, arch/x86/kvm/mmu/prefetch.c: elsewhere it may only be
 ///    compared against (==, !=, a case label, BIT()).
@@ -23,8 +22,9 @@ virtual report
 
 @initialize:python@
 @@
-CORE = ("virt/kvm/prefetch.c", "virt/kvm/prefetch_vm.c",
-        "kvm-policy/prefetch.c", "kvm-policy/prefetch_vm.c")
+# Tree paths: run-cocci.sh runs the rules over the patched tree, where
+# scripts/layout.sh has put kvm-policy/ at virt/kvm/.
+CORE = ("virt/kvm/prefetch.c", "virt/kvm/prefetch_vm.c")
 ENGINE = ("arch/x86/kvm/mmu/prefetch.c",)
 dispatch_sites = []
 
