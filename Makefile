@@ -22,7 +22,26 @@ SHELL := /bin/bash
 	tests-vm initramfs versions overlay uapi policy-modules
 
 TOP	:= $(CURDIR)
+
+# KERNEL=6.1 (the default, Debian 12's own kernel) or KERNEL=6.12 (from
+# Debian 12's security suite): the base whose source, image and headers
+# we build and test against.  Each base has its hook series and its own
+# files in arch/x86/<base>/ and its own build directory; 6.1's is build/.
+KERNEL	?= 6.1
+ifeq ($(KERNEL),6.1)
 BUILD	:= $(TOP)/build
+IMG_PKG	:= linux-image-amd64
+HDR_PKG	:= linux-headers-amd64
+else ifeq ($(KERNEL),6.12)
+BUILD	:= $(TOP)/build/6.12
+IMG_PKG	:= linux-image-6.12-amd64
+HDR_PKG	:= linux-headers-6.12-amd64
+else
+$(error KERNEL=$(KERNEL): the supported bases are 6.1 and 6.12)
+endif
+SRC_PKG	:= linux-source-$(KERNEL)
+# scripts/layout.sh picks the base's series and files from this.
+export KP_BASE := $(KERNEL)
 PRISTINE := $(BUILD)/pristine
 STAGE	:= $(BUILD)/stage
 TREE	:= $(BUILD)/kvm
@@ -47,22 +66,22 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
 	scripts/subarch.include
 
-DEB_PKGS := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
+DEB_PKGS := $(SRC_PKG) $(IMG_PKG) $(HDR_PKG) \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
 	linux-libc-dev libc6-dev gnuplot-nox git
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.
-ABI = $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
+ABI = $(shell dpkg-query -W -f='$${Depends}' $(IMG_PKG) 2>/dev/null | \
 	sed -n 's/.*linux-image-\([0-9][^ ,]*\).*/\1/p')
-SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null)
+SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(SRC_PKG) 2>/dev/null)
 IMG_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-image-$(ABI) 2>/dev/null)
 HDR_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-headers-$(ABI) 2>/dev/null)
 KHEADERS = /usr/src/linux-headers-$(ABI)
 KIMAGE = /boot/vmlinuz-$(ABI)
 KMODDIR = /lib/modules/$(ABI)
-SRC_TARBALL = /usr/src/linux-source-6.1.tar.xz
+SRC_TARBALL = /usr/src/$(SRC_PKG).tar.xz
 
 all: modules
 
@@ -70,13 +89,13 @@ deps:
 	@scripts/deps.sh $(DEB_PKGS)
 
 versions: deps
-	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from linux-image-amd64" >&2; exit 1; }
+	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from $(IMG_PKG)" >&2; exit 1; }
 	@if [ "$(SRC_VERSION)" != "$(IMG_VERSION)" ] || \
 	    [ "$(SRC_VERSION)" != "$(HDR_VERSION)" ]; then \
-		echo "version mismatch: linux-source-6.1 $(SRC_VERSION)," \
+		echo "version mismatch: $(SRC_PKG) $(SRC_VERSION)," \
 		     "linux-image-$(ABI) $(IMG_VERSION)," \
 		     "linux-headers-$(ABI) $(HDR_VERSION)" >&2; \
-		echo "install matching versions (apt-get install linux-source-6.1 linux-image-amd64 linux-headers-amd64)" >&2; \
+		echo "install matching versions (apt-get install $(SRC_PKG) $(IMG_PKG) $(HDR_PKG))" >&2; \
 		exit 1; \
 	fi
 	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
@@ -88,7 +107,7 @@ $(BUILD)/.pristine-%:
 	rm -rf $(PRISTINE) $(BUILD)/.pristine-*
 	mkdir -p $(PRISTINE)
 	tar -xJf $(SRC_TARBALL) -C $(PRISTINE) --strip-components=1 \
-		$(addprefix linux-source-6.1/,$(SRC_PATHS))
+		$(addprefix $(SRC_PKG)/,$(SRC_PATHS))
 	touch $@
 
 # The stage is rebuilt from scratch every time (a few seconds): pristine
