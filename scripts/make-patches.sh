@@ -4,9 +4,11 @@
 # Our change as a mail-ready "git format-patch" series against Debian's
 # pristine source of the base KP_BASE (scripts/layout.sh).  The new files
 # come first (nothing builds them yet), then the hook patches of
-# arch/x86/<base>/series, so every step of the series builds.  Each new file goes where scripts/layout.sh says it lives in
-# the tree; the commit messages are in scripts/patches/*.msg, the cover
-# letter's subject in scripts/patches/cover.subject and its text in
+# arch/x86/<base>/series, so every step of the series builds.  Each new
+# file goes where scripts/layout.sh says it lives in the tree (a base's
+# own files, from arch/x86/<base>/, after the common ones); the commit
+# messages are in scripts/patches/*.msg, the cover letter's subject in
+# scripts/patches/cover.subject and its text in
 # sysfs-docs/cover-letter.txt.
 #
 # Usage, from the top of the repository:
@@ -54,7 +56,7 @@ git -C "$PG" init -q
 git -C "$PG" add -A
 git_id commit -qm "Debian linux-source-$KP_BASE $VERSION"
 
-# The base's own files (arch/x86/<base>/), by where they go in the tree.
+# The base's own files in arch/x86/<base>/<dir>/ named <pattern>.
 base_files() {
 	find "$KP_BASE_DIR/$1" -maxdepth 1 -type f -name "$2" 2>/dev/null |
 		LC_ALL=C sort
@@ -62,11 +64,12 @@ base_files() {
 
 commit_files 10-headers include/linux/kvm_prefetch.h \
 	include/uapi/linux/kvm_prefetch.h
-# shellcheck disable=SC2046
-commit_files 20-core kvm-policy/*.[ch] $(base_files kvm-policy '*.[ch]') \
-	include/kvm/prefetch.h
-# shellcheck disable=SC2046
-commit_files 30-engine arch/x86/kvm/mmu/*.[ch] $(base_files kvm/mmu '*.[ch]')
+commit_files 20-core kvm-policy/*.[ch] include/kvm/prefetch.h
+commit_files 30-engine arch/x86/kvm/mmu/*.c
+# The base's own files, if it has any, with 40-base-<base>.msg.
+base=$(base_files kvm-policy '*.[ch]'; base_files kvm/mmu '*.[ch]')
+# shellcheck disable=SC2086
+[ -z "$base" ] || commit_files "40-base-$KP_BASE" $base
 series=$(kp_series)
 for p in $series; do
 	git_id am -q "$TOP/$p"

@@ -19,6 +19,7 @@
 #include "x86/kvm_x86.h"
 #undef pr_fmt
 #include "../../arch/x86/kvm/mmu/prefetch.c"
+#include "../../arch/x86/6.1/kvm/mmu/pre_fault.c"
 #include "test.h"
 #include "fixtures.h"
 
