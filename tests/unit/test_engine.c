@@ -296,6 +296,23 @@ TEST(faulting_block_is_not_faulted_again)
 	ASSERT_EQ(walks_in(0x400, 0x600), 0);
 }
 
+/*
+ * Private (guest_memfd) frames are neither walked nor faulted: an AUTO
+ * fault must not allocate them.  The walk goes on past them.
+ */
+TEST(skips_private_gfns)
+{
+	x86_sim.private_mem[0x307] = true;
+	x86_sim.private_mem[0x308] = true;
+	x86_sim.private_mem[0x302] = true;
+	fault_in_window();
+	EXPECT_FAULTS({ 0x306, 0x306 }, { 0x309, 0x30f }, { 0x304, 0x303 },
+		      { 0x301, 0x300 });
+	EXPECT_STATS(1, 1 + 7 + 2 + 2);
+	ASSERT_EQ(walks_in(0x307, 0x309), 0);
+	ASSERT_EQ(x86_sim.walks[0x302], 0);
+}
+
 /* ---- kvm_mmu_prefetch() --------------------------------------------- */
 
 TEST(passes_fault_to_policy)

@@ -16,6 +16,7 @@
 #include "spte.h"
 #include "tdp_mmu.h"
 #include "kvm_cache_regs.h"
+#include "prefetch_mmu.h"
 
 /**
  * kvm_arch_prefetch_supported() - can VMs use prefetch policies and
@@ -58,6 +59,10 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 				       u8 *level, u64 *mapped)
 {
 	int r;
+
+	/* An AUTO fault must not allocate private (guest_memfd) memory. */
+	if (kvm_mmu_prefetch_private(vcpu->kvm, gfn))
+		return PREFETCH_SKIPPED;
 
 	*level = prefetch_mapped_level(vcpu, gfn);
 	if (*level)
@@ -141,7 +146,7 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 
 	/* Only plain, direct TDP faults of not-present pages. */
 	if (fault->present || fault->rsvd || !fault->is_tdp ||
-	    is_guest_mode(vcpu) || !is_tdp_mmu(vcpu->arch.mmu) ||
+	    is_guest_mode(vcpu) || !kvm_mmu_prefetch_tdp_mmu(vcpu) ||
 	    !kvm_prefetch_slot_allowed(slot))
 		return;
 
