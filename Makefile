@@ -36,6 +36,9 @@ else ifeq ($(KERNEL),6.12)
 BUILD	:= $(TOP)/build/6.12
 IMG_PKG	:= linux-image-6.12-amd64
 HDR_PKG	:= linux-headers-6.12-amd64
+# 6.12's <asm/kvm.h> includes <linux/bits.h>, which Debian 12's
+# linux-libc-dev (6.1) does not have: the test programs get 6.12's.
+BASE_UAPI_HDRS := linux/bits.h
 else
 $(error KERNEL=$(KERNEL): the supported bases are 6.1 and 6.12)
 endif
@@ -64,7 +67,7 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
 	tools/lib tools/scripts tools/build \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
-	scripts/subarch.include
+	scripts/subarch.include $(addprefix include/uapi/,$(BASE_UAPI_HDRS))
 
 DEB_PKGS := $(SRC_PKG) $(IMG_PKG) $(HDR_PKG) \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
@@ -149,7 +152,7 @@ policy-modules:
 
 # The patched uAPI headers as userspace sees them (headers_install), for
 # the test programs: what a VMM built against our kernel would include.
-UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h
+UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h $(BASE_UAPI_HDRS)
 uapi:
 	@mkdir -p $(BUILD)/uapi/linux $(BUILD)/uapi/asm
 	@cd $(KHEADERS) && for h in $(UAPI_HDRS); do \
