@@ -37,7 +37,9 @@ BUILD	:= $(TOP)/build/6.12
 IMG_PKG	:= linux-image-6.12-amd64
 HDR_PKG	:= linux-headers-6.12-amd64
 # 6.12's <asm/kvm.h> includes <linux/bits.h>, which Debian 12's
-# linux-libc-dev (6.1) does not have: the test programs get 6.12's.
+# linux-libc-dev (6.1) does not have: the test programs get 6.12's.  It
+# is kept out of the kernel tree, where it would hide the kernel's own
+# <linux/bits.h> from the module build.
 BASE_UAPI_HDRS := linux/bits.h
 else
 $(error KERNEL=$(KERNEL): the supported bases are 6.1 and 6.12)
@@ -67,7 +69,7 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
 	tools/lib tools/scripts tools/build \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
-	scripts/subarch.include $(addprefix include/uapi/,$(BASE_UAPI_HDRS))
+	scripts/subarch.include
 
 DEB_PKGS := $(SRC_PKG) $(IMG_PKG) $(HDR_PKG) \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
@@ -105,12 +107,16 @@ versions: deps
 
 # Pristine extraction, redone only when the source package or the list of
 # extracted paths changes.
-SRC_PATHS_ID := $(shell echo $(SRC_PATHS) | md5sum | cut -c1-8)
+SRC_PATHS_ID := $(shell echo $(SRC_PATHS) $(BASE_UAPI_HDRS) | md5sum | cut -c1-8)
+UAPI_BASE := $(BUILD)/uapi-base
 $(BUILD)/.pristine-%:
-	rm -rf $(PRISTINE) $(BUILD)/.pristine-*
+	rm -rf $(PRISTINE) $(UAPI_BASE) $(BUILD)/.pristine-*
 	mkdir -p $(PRISTINE)
 	tar -xJf $(SRC_TARBALL) -C $(PRISTINE) --strip-components=1 \
 		$(addprefix $(SRC_PKG)/,$(SRC_PATHS))
+	$(if $(BASE_UAPI_HDRS),mkdir -p $(UAPI_BASE) && \
+		tar -xJf $(SRC_TARBALL) -C $(UAPI_BASE) --strip-components=3 \
+		$(addprefix $(SRC_PKG)/include/uapi/,$(BASE_UAPI_HDRS)))
 	touch $@
 
 # The stage is rebuilt from scratch every time (a few seconds): pristine
@@ -158,6 +164,7 @@ uapi:
 	@cd $(KHEADERS) && for h in $(UAPI_HDRS); do \
 		case $$h in asm/*) src=$(TREE)/arch/x86/include/uapi/$$h ;; \
 		*) src=$(TREE)/include/uapi/$$h ;; esac; \
+		[ -e $$src ] || src=$(UAPI_BASE)/$$h; \
 		sh scripts/headers_install.sh $$src $(BUILD)/uapi/$$h.new; \
 		cmp -s $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h && \
 			rm $(BUILD)/uapi/$$h.new || mv $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h; \
