@@ -22,7 +22,31 @@ SHELL := /bin/bash
 	tests-vm initramfs versions overlay uapi policy-modules
 
 TOP	:= $(CURDIR)
+
+# KERNEL=6.1 (the default, Debian 12's own kernel) or KERNEL=6.12 (from
+# Debian 12's security suite): the base whose source, image and headers
+# we build and test against.  Each base has its hook series and its own
+# files in arch/x86/<base>/ and its own build directory; 6.1's is build/.
+KERNEL	?= 6.1
+ifeq ($(KERNEL),6.1)
 BUILD	:= $(TOP)/build
+IMG_PKG	:= linux-image-amd64
+HDR_PKG	:= linux-headers-amd64
+else ifeq ($(KERNEL),6.12)
+BUILD	:= $(TOP)/build/6.12
+IMG_PKG	:= linux-image-6.12-amd64
+HDR_PKG	:= linux-headers-6.12-amd64
+# 6.12's <asm/kvm.h> includes <linux/bits.h>, which Debian 12's
+# linux-libc-dev (6.1) does not have: the test programs get 6.12's.  It
+# is kept out of the kernel tree, where it would hide the kernel's own
+# <linux/bits.h> from the module build.
+BASE_UAPI_HDRS := linux/bits.h
+else
+$(error KERNEL=$(KERNEL): the supported bases are 6.1 and 6.12)
+endif
+SRC_PKG	:= linux-source-$(KERNEL)
+# scripts/layout.sh picks the base's series and files from this.
+export KP_BASE := $(KERNEL)
 PRISTINE := $(BUILD)/pristine
 STAGE	:= $(BUILD)/stage
 TREE	:= $(BUILD)/kvm
@@ -47,22 +71,22 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
 	scripts/subarch.include
 
-DEB_PKGS := linux-source-6.1 linux-image-amd64 linux-headers-amd64 \
+DEB_PKGS := $(SRC_PKG) $(IMG_PKG) $(HDR_PKG) \
 	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
 	linux-libc-dev libc6-dev gnuplot-nox git
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.
-ABI = $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
+ABI = $(shell dpkg-query -W -f='$${Depends}' $(IMG_PKG) 2>/dev/null | \
 	sed -n 's/.*linux-image-\([0-9][^ ,]*\).*/\1/p')
-SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null)
+SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(SRC_PKG) 2>/dev/null)
 IMG_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-image-$(ABI) 2>/dev/null)
 HDR_VERSION = $(shell dpkg-query -W -f='$${Version}' linux-headers-$(ABI) 2>/dev/null)
 KHEADERS = /usr/src/linux-headers-$(ABI)
 KIMAGE = /boot/vmlinuz-$(ABI)
 KMODDIR = /lib/modules/$(ABI)
-SRC_TARBALL = /usr/src/linux-source-6.1.tar.xz
+SRC_TARBALL = /usr/src/$(SRC_PKG).tar.xz
 
 all: modules
 
@@ -70,25 +94,29 @@ deps:
 	@scripts/deps.sh $(DEB_PKGS)
 
 versions: deps
-	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from linux-image-amd64" >&2; exit 1; }
+	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from $(IMG_PKG)" >&2; exit 1; }
 	@if [ "$(SRC_VERSION)" != "$(IMG_VERSION)" ] || \
 	    [ "$(SRC_VERSION)" != "$(HDR_VERSION)" ]; then \
-		echo "version mismatch: linux-source-6.1 $(SRC_VERSION)," \
+		echo "version mismatch: $(SRC_PKG) $(SRC_VERSION)," \
 		     "linux-image-$(ABI) $(IMG_VERSION)," \
 		     "linux-headers-$(ABI) $(HDR_VERSION)" >&2; \
-		echo "install matching versions (apt-get install linux-source-6.1 linux-image-amd64 linux-headers-amd64)" >&2; \
+		echo "install matching versions (apt-get install $(SRC_PKG) $(IMG_PKG) $(HDR_PKG))" >&2; \
 		exit 1; \
 	fi
 	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
 
 # Pristine extraction, redone only when the source package or the list of
 # extracted paths changes.
-SRC_PATHS_ID := $(shell echo $(SRC_PATHS) | md5sum | cut -c1-8)
+SRC_PATHS_ID := $(shell echo $(SRC_PATHS) $(BASE_UAPI_HDRS) | md5sum | cut -c1-8)
+UAPI_BASE := $(BUILD)/uapi-base
 $(BUILD)/.pristine-%:
-	rm -rf $(PRISTINE) $(BUILD)/.pristine-*
+	rm -rf $(PRISTINE) $(UAPI_BASE) $(BUILD)/.pristine-*
 	mkdir -p $(PRISTINE)
 	tar -xJf $(SRC_TARBALL) -C $(PRISTINE) --strip-components=1 \
-		$(addprefix linux-source-6.1/,$(SRC_PATHS))
+		$(addprefix $(SRC_PKG)/,$(SRC_PATHS))
+	$(if $(BASE_UAPI_HDRS),mkdir -p $(UAPI_BASE) && \
+		tar -xJf $(SRC_TARBALL) -C $(UAPI_BASE) --strip-components=3 \
+		$(addprefix $(SRC_PKG)/include/uapi/,$(BASE_UAPI_HDRS)))
 	touch $@
 
 # The stage is rebuilt from scratch every time (a few seconds): pristine
@@ -130,12 +158,13 @@ policy-modules:
 
 # The patched uAPI headers as userspace sees them (headers_install), for
 # the test programs: what a VMM built against our kernel would include.
-UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h
+UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h $(BASE_UAPI_HDRS)
 uapi:
 	@mkdir -p $(BUILD)/uapi/linux $(BUILD)/uapi/asm
 	@cd $(KHEADERS) && for h in $(UAPI_HDRS); do \
 		case $$h in asm/*) src=$(TREE)/arch/x86/include/uapi/$$h ;; \
 		*) src=$(TREE)/include/uapi/$$h ;; esac; \
+		[ -e $$src ] || src=$(UAPI_BASE)/$$h; \
 		sh scripts/headers_install.sh $$src $(BUILD)/uapi/$$h.new; \
 		cmp -s $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h && \
 			rm $(BUILD)/uapi/$$h.new || mv $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h; \

@@ -26,4 +26,7 @@
 
 #include <kvm/prefetch.h>
 
+/* The base kernel's own form of a call (arch/x86/<base>/kvm-policy/). */
+#include "prefetch_gup.h"
+
 #endif /* __KVM_PREFETCH_INTERNAL_H */

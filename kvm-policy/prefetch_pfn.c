@@ -41,8 +41,9 @@ static struct page *prefetch_gup_nofault(unsigned long addr)
 	vma = vma_lookup(mm, addr);
 	if (vma && !is_vm_hugetlb_page(vma) &&
 	    !(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-		if (get_user_pages(addr, 1, FOLL_NOFAULT | FOLL_HWPOISON,
-				   &page, NULL) != 1)
+		if (kvm_prefetch_get_user_page(addr,
+					       FOLL_NOFAULT | FOLL_HWPOISON,
+					       &page) != 1)
 			page = NULL;
 	}
 	mmap_read_unlock(mm);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Apply the hook patches of arch/x86/series, in order, to an extracted
-# tree.  When one does not apply, print patch(1)'s output, then the patch
+# Apply the hook patches of arch/x86/<base>/series (KP_BASE, see
+# scripts/layout.sh), in order, to an extracted tree.  When one does not apply, print patch(1)'s output, then the patch
 # and each file and hunk that failed, and exit non-zero.
 #
 # Usage, from the top of the repository: apply-series.sh <tree>
@@ -12,7 +12,8 @@ set -eo pipefail
 # shellcheck source=scripts/layout.sh
 . "$(dirname "$0")/layout.sh"
 
-for p in $(kp_series); do
+series=$(kp_series)
+for p in $series; do
 	if ! out=$(patch -p1 -d "$1" --forward --batch \
 			--no-backup-if-mismatch -r - < "$p" 2>&1); then
 		echo "$out" >&2

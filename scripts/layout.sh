@@ -11,20 +11,36 @@
 #	sysfs-docs/ABI/		Documentation/ABI/testing/
 #	sysfs-docs/*.rst	Documentation/virt/kvm/
 #
+# Each base kernel (KP_BASE: 6.1, the default, or 6.12) has its own
+# directory arch/x86/<base>/: its hook series (series, patches/) and the
+# few files only that base needs, laid out as above below it:
+#
+#	arch/x86/<base>/kvm-policy/	virt/kvm/
+#	arch/x86/<base>/kvm/		arch/x86/kvm/
+#
 # Usage, from the top of the repository:
 #   layout.sh path <file>...	the tree path of each file
-#   layout.sh kvm-sources	kvm.ko's own sources: "<file> <tree path>"
-#				per line (what the overlay copies)
+#   layout.sh kvm-sources	kvm.ko's own sources for KP_BASE:
+#				"<file> <tree path>" per line (what the
+#				overlay copies)
 #   layout.sh policy-sources	the sources of the policy modules in
 #				kvm-policy/*/, built outside the tree
 #   layout.sh overlay <tree>	copy kvm.ko's sources into <tree>
-#   layout.sh series		the hook patches of arch/x86/series, in order
+#   layout.sh series		the hook patches of arch/x86/<base>/series,
+#				in order
 # Sourced, it defines the kp_* functions below.
 
+KP_BASE=${KP_BASE:-6.1}
+KP_BASE_DIR=arch/x86/$KP_BASE
+
 # kp_tree_path <file>: print where <file> lives in the kernel tree; fail
-# for a file that has no home there.
+# for a file that has no home there.  A file of another base's directory
+# has none.
 kp_tree_path() {
 	case $1 in
+	"$KP_BASE_DIR"/kvm-policy/*)
+		echo "virt/kvm/${1#"$KP_BASE_DIR"/kvm-policy/}" ;;
+	"$KP_BASE_DIR"/kvm/*)	echo "arch/x86/kvm/${1#"$KP_BASE_DIR"/kvm/}" ;;
 	kvm-policy/*)		echo "virt/kvm/${1#kvm-policy/}" ;;
 	include/*)		echo "$1" ;;
 	arch/x86/kvm/*)		echo "$1" ;;
@@ -44,7 +60,7 @@ kp_c_files() {
 # subdirectories of kvm-policy/) are built outside the tree.
 kp_kvm_sources() {
 	local f dst
-	for f in $(kp_c_files kvm-policy include arch); do
+	for f in $(kp_c_files kvm-policy include arch/x86/kvm "$KP_BASE_DIR"); do
 		case $f in kvm-policy/*/*) continue ;; esac
 		dst=$(kp_tree_path "$f") || continue
 		echo "$f $dst"
@@ -64,11 +80,15 @@ kp_overlay() {
 	done
 }
 
-# The hook patches, in the order of arch/x86/series (comments and blank
-# lines dropped), relative to the top of the repository.
+# The hook patches, in the order of arch/x86/<base>/series (comments and
+# blank lines dropped), relative to the top of the repository.
 kp_series() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|arch/x86/|' \
-		arch/x86/series
+	[ -f "$KP_BASE_DIR/series" ] || {
+		echo "layout.sh: no base $KP_BASE ($KP_BASE_DIR/series)" >&2
+		return 1
+	}
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$KP_BASE_DIR/|" \
+		"$KP_BASE_DIR/series"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

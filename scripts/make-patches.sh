@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Our change as a mail-ready "git format-patch" series against Debian's
-# pristine source.  The new files come first (nothing builds them yet),
-# then the hook patches of arch/x86/series, so every step of the series
-# builds.  Each new file goes where scripts/layout.sh says it lives in
-# the tree; the commit messages are in scripts/patches/*.msg, the cover
-# letter's subject in scripts/patches/cover.subject and its text in
+# pristine source of the base KP_BASE (scripts/layout.sh).  The new files
+# come first (nothing builds them yet), then the hook patches of
+# arch/x86/<base>/series, so every step of the series builds.  Each new
+# file goes where scripts/layout.sh says it lives in the tree (a base's
+# own files, from arch/x86/<base>/, after the common ones); the commit
+# messages are in scripts/patches/*.msg, the cover letter's subject in
+# scripts/patches/cover.subject and its text in
 # sysfs-docs/cover-letter.txt.
 #
 # Usage, from the top of the repository:
@@ -52,13 +54,24 @@ mkdir -p "$PG" "$OUT"
 cp -a "$PRISTINE/." "$PG/"
 git -C "$PG" init -q
 git -C "$PG" add -A
-git_id commit -qm "Debian linux-source-6.1 $VERSION"
+git_id commit -qm "Debian linux-source-$KP_BASE $VERSION"
+
+# The base's own files in arch/x86/<base>/<dir>/ named <pattern>.
+base_files() {
+	find "$KP_BASE_DIR/$1" -maxdepth 1 -type f -name "$2" 2>/dev/null |
+		LC_ALL=C sort
+}
 
 commit_files 10-headers include/linux/kvm_prefetch.h \
 	include/uapi/linux/kvm_prefetch.h
 commit_files 20-core kvm-policy/*.[ch] include/kvm/prefetch.h
 commit_files 30-engine arch/x86/kvm/mmu/*.c
-for p in $(kp_series); do
+# The base's own files, if it has any, with 40-base-<base>.msg.
+base=$(base_files kvm-policy '*.[ch]'; base_files kvm/mmu '*.[ch]')
+# shellcheck disable=SC2086
+[ -z "$base" ] || commit_files "40-base-$KP_BASE" $base
+series=$(kp_series)
+for p in $series; do
 	git_id am -q "$TOP/$p"
 done
 commit_files 50-adaptive kvm-policy/adaptive/*

@@ -18,8 +18,6 @@ struct kvm_memory_slot;
 
 /* Implemented by the architecture, which selects KVM_GENERIC_PREFETCH. */
 bool kvm_arch_prefetch_supported(void);
-long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
-				    struct kvm_pre_fault_memory *range);
 
 /* Module init and exit, VM lifetime, ioctls (virt/kvm/prefetch*.c). */
 int kvm_prefetch_init(void);
@@ -29,7 +27,6 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm);
 void kvm_prefetch_vm_debugfs(struct kvm *kvm);
 long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 			   void __user *argp);
-long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu, void __user *argp);
 
 /* For the architecture's engine. */
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
@@ -68,11 +65,6 @@ static inline void kvm_prefetch_vm_destroy(struct kvm *kvm) {}
 static inline void kvm_prefetch_vm_debugfs(struct kvm *kvm) {}
 static inline long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 					 void __user *argp)
-{
-	return -ENOTTY;
-}
-static inline long kvm_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
-					     void __user *argp)
 {
 	return -ENOTTY;
 }

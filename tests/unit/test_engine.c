@@ -19,6 +19,7 @@
 #include "x86/kvm_x86.h"
 #undef pr_fmt
 #include "../../arch/x86/kvm/mmu/prefetch.c"
+#include "../../arch/x86/6.1/kvm/mmu/pre_fault.c"
 #include "test.h"
 #include "fixtures.h"
 
@@ -293,6 +294,23 @@ TEST(faulting_block_is_not_faulted_again)
 	EXPECT_FAULTS({ 0x3ff, 0x200 });
 	EXPECT_STATS(1, 0x200);
 	ASSERT_EQ(walks_in(0x400, 0x600), 0);
+}
+
+/*
+ * Private (guest_memfd) frames are neither walked nor faulted: an AUTO
+ * fault must not allocate them.  The walk goes on past them.
+ */
+TEST(skips_private_gfns)
+{
+	x86_sim.private_mem[0x307] = true;
+	x86_sim.private_mem[0x308] = true;
+	x86_sim.private_mem[0x302] = true;
+	fault_in_window();
+	EXPECT_FAULTS({ 0x306, 0x306 }, { 0x309, 0x30f }, { 0x304, 0x303 },
+		      { 0x301, 0x300 });
+	EXPECT_STATS(1, 1 + 7 + 2 + 2);
+	ASSERT_EQ(walks_in(0x307, 0x309), 0);
+	ASSERT_EQ(x86_sim.walks[0x302], 0);
 }
 
 /* ---- kvm_mmu_prefetch() --------------------------------------------- */

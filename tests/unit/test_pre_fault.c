@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KVM_PRE_FAULT_MEMORY's generic part (kvm-policy/pre_fault.c): argument
+ * KVM_PRE_FAULT_MEMORY's generic part (6.1's backport,
+ * arch/x86/6.1/kvm-policy/pre_fault.c): argument
  * checks, the loop over kvm_arch_vcpu_pre_fault_memory() (a fake here),
  * and upstream's progress semantics: 0 once anything was mapped, with gpa
  * and size telling what is left; an error only before any progress.
  */
 #include "prefetch_internal.h"
-#include "../../kvm-policy/pre_fault.c"
+#include "../../arch/x86/6.1/kvm-policy/pre_fault.c"
 #include "test.h"
 
 #define GPA	0x100000ULL

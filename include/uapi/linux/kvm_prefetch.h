@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * KVM prefetch policies and KVM_PRE_FAULT_MEMORY.
+ * KVM prefetch policies.
  *
  * Included at the end of <linux/kvm.h>; include that header, not this one.
  */
@@ -9,18 +9,6 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
-
-/* Backport of upstream's KVM_PRE_FAULT_MEMORY (same number and layout). */
-#define KVM_CAP_PRE_FAULT_MEMORY	236
-
-struct kvm_pre_fault_memory {
-	__u64 gpa;
-	__u64 size;
-	__u64 flags;
-	__u64 padding[5];
-};
-
-#define KVM_PRE_FAULT_MEMORY	_IOWR(KVMIO, 0xd5, struct kvm_pre_fault_memory)
 
 /* Per-VM prefetch policy. */
 #define KVM_CAP_PREFETCH_POLICY		1000	/* provisional, outside upstream's range */

@@ -24,6 +24,21 @@ typedef hfn_t kvm_pfn_t;
 #define KVM_MEM_LOG_DIRTY_PAGES	(1UL << 0)
 #define KVM_MEM_READONLY	(1UL << 1)
 
+/*
+ * include/uapi/linux/kvm.h: native in 6.12, added to 6.1 by
+ * arch/x86/6.1/patches/0005 (the backport of KVM_PRE_FAULT_MEMORY)
+ */
+#define KVM_CAP_PRE_FAULT_MEMORY 236
+
+struct kvm_pre_fault_memory {
+	__u64 gpa;
+	__u64 size;
+	__u64 flags;
+	__u64 padding[5];
+};
+
+#define KVM_PRE_FAULT_MEMORY	_IOWR(KVMIO, 0xd5, struct kvm_pre_fault_memory)
+
 /* include/linux/kvm_host.h */
 #define KVM_MEMSLOT_INVALID	(1UL << 16)
 

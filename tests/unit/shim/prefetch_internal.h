@@ -25,6 +25,9 @@
 
 #include <kvm/prefetch.h>
 
+/* 6.1's form of the calls that differ between bases, on the stubs. */
+#include "../../../arch/x86/6.1/kvm-policy/prefetch_gup.h"
+
 #ifndef SHIM_X86_ENGINE
 #include "arch_fake.h"
 #endif

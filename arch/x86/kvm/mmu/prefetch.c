@@ -3,8 +3,7 @@
  * The x86 prefetch engine: after a fault is fixed, ask the VM's prefetch
  * policy for a window and map it with faults of origin KVM_PREFETCH_AUTO
  * through the regular fault path, so that locking, mmu_notifier retry and
- * memslot checks are the fault path's own.  Also the x86 part of
- * KVM_PRE_FAULT_MEMORY.
+ * memslot checks are the fault path's own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +16,7 @@
 #include "spte.h"
 #include "tdp_mmu.h"
 #include "kvm_cache_regs.h"
+#include "prefetch_mmu.h"
 
 /**
  * kvm_arch_prefetch_supported() - can VMs use prefetch policies and
@@ -59,6 +59,10 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 				       u8 *level, u64 *mapped)
 {
 	int r;
+
+	/* An AUTO fault must not allocate private (guest_memfd) memory. */
+	if (kvm_mmu_prefetch_private(vcpu->kvm, gfn))
+		return PREFETCH_SKIPPED;
 
 	*level = prefetch_mapped_level(vcpu, gfn);
 	if (*level)
@@ -142,7 +146,7 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 
 	/* Only plain, direct TDP faults of not-present pages. */
 	if (fault->present || fault->rsvd || !fault->is_tdp ||
-	    is_guest_mode(vcpu) || !is_tdp_mmu(vcpu->arch.mmu) ||
+	    is_guest_mode(vcpu) || !kvm_mmu_prefetch_tdp_mmu(vcpu) ||
 	    !kvm_prefetch_slot_allowed(slot))
 		return;
 
@@ -184,59 +188,4 @@ int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 	if (is_error_noslot_pfn(fault->pfn))
 		return RET_PF_RETRY;
 	return RET_PF_CONTINUE;
-}
-
-/**
- * kvm_arch_vcpu_pre_fault_memory() - map the start of a range (x86)
- * @vcpu: the vCPU, loaded, with kvm->srcu held
- * @range: what is left to map; not modified
- *
- * Return: the number of bytes from range->gpa now mapped (> 0), or
- * -EOPNOTSUPP (not TDP), -ENOENT (no memslot), -EAGAIN (memslot being
- * deleted or moved), -EINTR (signal) or another -errno.
- */
-long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
-				    struct kvm_pre_fault_memory *range)
-{
-	gfn_t gfn = gpa_to_gfn(range->gpa);
-	struct kvm_memory_slot *slot;
-	u8 level = PG_LEVEL_4K;
-	u64 end;
-	int r;
-
-	if (!tdp_enabled)
-		return -EOPNOTSUPP;
-	r = kvm_mmu_reload(vcpu);
-	if (r)
-		return r;
-	if (vcpu->arch.mmu->page_fault != kvm_tdp_page_fault)
-		return -EOPNOTSUPP;
-
-	for (;;) {
-		/*
-		 * A memslot being deleted or moved stays invalid until
-		 * kvm->srcu, which we hold, has no readers: give up now.
-		 */
-		slot = kvm_vcpu_gfn_to_memslot(vcpu, gfn);
-		if (slot && (slot->flags & KVM_MEMSLOT_INVALID))
-			return -EAGAIN;
-		if (!kvm_is_visible_memslot(slot))
-			return -ENOENT;
-
-		r = kvm_mmu_do_page_fault(vcpu, range->gpa, 0,
-					  KVM_PREFETCH_MANUAL, NULL, &level);
-		if (r != RET_PF_RETRY)
-			break;
-		if (signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
-
-	if (r < 0)
-		return r;
-	if (r != RET_PF_FIXED && r != RET_PF_SPURIOUS)
-		return -ENOENT;
-
-	end = (range->gpa & KVM_HPAGE_MASK(level)) + KVM_HPAGE_SIZE(level);
-	return min(range->size, end - range->gpa);
 }

@@ -13,6 +13,8 @@
  *                        returns RET_PF_RETRY, as an AUTO fault does
  *   x86_sim.ret[gfn]     a scripted kvm_mmu_do_page_fault() result, 0 for
  *                        none
+ *   x86_sim.private_mem[gfn]  gfn is private (guest_memfd) memory, as 6.12's
+ *                        kvm_mem_is_private() would say (prefetch_mmu.h)
  *
  * and a log of the frames faulted and walked.  The engine's includes
  * (<linux/kvm_host.h>, "mmu.h", "spte.h", ...) resolve to files in
@@ -120,6 +122,7 @@ static struct {
 	u8 mapped[SIM_PAGES];
 	u8 host[SIM_PAGES];
 	int ret[SIM_PAGES];
+	bool private_mem[SIM_PAGES];	/* gfn is private (guest_memfd) */
 	enum kvm_prefetch_type fault_type;	/* of every fault */
 	gfn_t signal_at;	/* faulting here raises a signal (0: never) */
 	gfn_t request_at;	/* faulting here raises a request (0: never) */
