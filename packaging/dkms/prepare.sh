@@ -3,7 +3,7 @@
 #
 # DKMS PRE_BUILD: prepare the tree that packaging/dkms/build.sh builds,
 # as "make modules" does: extract KVM from the linux-source of exactly
-# this kernel's version, apply arch/x86/series, overlay our files and
+# this kernel's version, apply arch/x86/6.1/series, overlay our files and
 # write the out-of-tree Kbuild (scripts/apply-series.sh, layout.sh,
 # write-kbuild.sh), then add the package version to the modules.
 #
