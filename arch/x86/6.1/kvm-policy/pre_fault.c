@@ -9,10 +9,10 @@
 
 #include "prefetch_internal.h"
 
+/* Upstream checks flags only: padding is ignored, as it is there. */
 static int pre_fault_check(const struct kvm_pre_fault_memory *range)
 {
-	if (range->flags ||
-	    memchr_inv(range->padding, 0, sizeof(range->padding)))
+	if (range->flags)
 		return -EINVAL;
 	if (!PAGE_ALIGNED(range->gpa) || !PAGE_ALIGNED(range->size) ||
 	    !range->size || range->gpa + range->size <= range->gpa)
