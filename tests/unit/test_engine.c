@@ -487,6 +487,34 @@ TEST(pre_fault_retries_until_signal)
 	EXPECT_FAULTS({ 0x300, 0x300 });
 }
 
+/*
+ * A memslot update left the root obsolete and the vCPU has not entered
+ * the guest since: the prefault frees it first instead of retrying on it
+ * until a signal comes.  Without the request, nothing is freed.
+ */
+TEST(pre_fault_frees_obsolete_root)
+{
+	x86_sim.signal_at = 0x300;	/* ends a retry loop */
+	ASSERT_EQ(pre_fault(gfn_to_gpa(0x301), PAGE_SIZE), PAGE_SIZE);
+	ASSERT_EQ(x86_sim.nr_root_frees, 0);
+
+	x86_sim.root_obsolete = true;
+	vcpu.requests |= BIT_ULL(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS);
+	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), PAGE_SIZE);
+	ASSERT_EQ(x86_sim.nr_root_frees, 1);
+	ASSERT_EQ(vcpu.requests, 0);
+	EXPECT_FAULTS({ 0x301, 0x301 }, { 0x300, 0x300 });
+}
+
+/* A memslot being deleted while the prefault retries: EAGAIN then. */
+TEST(pre_fault_checks_slot_on_each_try)
+{
+	x86_sim.host[0x300] = 0;
+	x86_sim.invalidate_at = 0x300;
+	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), -EAGAIN);
+	EXPECT_FAULTS({ 0x300, 0x300 });
+}
+
 int main(void)
 {
 	return test_run_all(setup, teardown);

@@ -172,6 +172,41 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 }
 
 /**
+ * kvm_mmu_pre_fault_begin() - get ready for one try of a KVM_PRE_FAULT_MEMORY
+ * fault
+ * @vcpu: the vCPU, loaded, with kvm->srcu held
+ * @gpa: the guest physical address the try faults in
+ *
+ * A memslot update makes the vCPU's root obsolete and asks the vCPU to free
+ * it, which it does when it next enters the guest.  A prefault does not
+ * enter the guest, so free the obsolete root here: a fault on it would only
+ * return RET_PF_RETRY, for as long as the vCPU stays out of the guest.
+ * Then give up before faulting if the memslot is being deleted or moved
+ * (it stays invalid for as long as we hold kvm->srcu) or is not there.
+ *
+ * Return: 0 to go on, -EAGAIN (memslot being deleted or moved), -ENOENT (no
+ * memslot) or another -errno from loading the root.
+ */
+int kvm_mmu_pre_fault_begin(struct kvm_vcpu *vcpu, gpa_t gpa)
+{
+	struct kvm_memory_slot *slot;
+	int r;
+
+	if (kvm_check_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS, vcpu))
+		kvm_mmu_free_obsolete_roots(vcpu);
+	r = kvm_mmu_reload(vcpu);
+	if (r)
+		return r;
+
+	slot = kvm_vcpu_gfn_to_memslot(vcpu, gpa_to_gfn(gpa));
+	if (slot && (slot->flags & KVM_MEMSLOT_INVALID))
+		return -EAGAIN;
+	if (!kvm_is_visible_memslot(slot))
+		return -ENOENT;
+	return 0;
+}
+
+/**
  * kvm_mmu_prefetch_faultin_pfn() - kvm_faultin_pfn() for an AUTO fault
  * @vcpu: the vCPU
  * @fault: an AUTO fault in a memslot kvm_prefetch_slot_allowed() accepts

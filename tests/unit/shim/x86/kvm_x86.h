@@ -126,9 +126,12 @@ static struct {
 	enum kvm_prefetch_type fault_type;	/* of every fault */
 	gfn_t signal_at;	/* faulting here raises a signal (0: never) */
 	gfn_t request_at;	/* faulting here raises a request (0: never) */
+	gfn_t invalidate_at;	/* faulting here marks the slot INVALID */
 	bool no_root;		/* walks find no root (return -1) */
 	gfn_t max_gfn;		/* kvm_mmu_max_gfn() */
 	int reload_ret;		/* kvm_mmu_reload() */
+	bool root_obsolete;	/* faults only retry until it is freed */
+	int nr_root_frees;	/* kvm_mmu_free_obsolete_roots() */
 	struct kvm_memory_slot *slot;	/* kvm_vcpu_gfn_to_memslot() */
 	gfn_t faults[SIM_LOG];	/* kvm_mmu_do_page_fault() in call order */
 	int nr_faults;
@@ -223,13 +226,18 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t gpa,
 	if (x86_sim.nr_faults < SIM_LOG)
 		x86_sim.faults[x86_sim.nr_faults] = gfn;
 	x86_sim.nr_faults++;
-	if (gfn == x86_sim.signal_at)
+	/* A retry loop that never ends gets a signal instead of hanging. */
+	if (gfn == x86_sim.signal_at || x86_sim.nr_faults > 100000)
 		shim.signal_pending = true;
 	if (gfn == x86_sim.request_at)
 		vcpu->requests |= 1;
+	if (gfn == x86_sim.invalidate_at)
+		x86_sim.slot->flags |= KVM_MEMSLOT_INVALID;
 
 	*level = 0;
-	if (x86_sim.ret[gfn]) {
+	if (x86_sim.root_obsolete) {
+		r = RET_PF_RETRY;	/* is_page_fault_stale() */
+	} else if (x86_sim.ret[gfn]) {
 		r = x86_sim.ret[gfn];
 	} else if (x86_sim.mapped[gfn]) {
 		*level = x86_sim.mapped[gfn];
@@ -258,6 +266,23 @@ static inline bool is_tdp_mmu(struct kvm_mmu *mmu)
 static inline gfn_t kvm_mmu_max_gfn(void)
 {
 	return x86_sim.max_gfn;
+}
+
+/* arch/x86/include/asm/kvm_host.h, include/linux/kvm_host.h */
+#define KVM_REQ_MMU_FREE_OBSOLETE_ROOTS	1
+
+static inline bool kvm_check_request(int req, struct kvm_vcpu *vcpu)
+{
+	if (!(vcpu->requests & BIT_ULL(req)))
+		return false;
+	vcpu->requests &= ~BIT_ULL(req);
+	return true;
+}
+
+static inline void kvm_mmu_free_obsolete_roots(struct kvm_vcpu *vcpu)
+{
+	x86_sim.nr_root_frees++;
+	x86_sim.root_obsolete = false;
 }
 
 static inline int kvm_mmu_reload(struct kvm_vcpu *vcpu)

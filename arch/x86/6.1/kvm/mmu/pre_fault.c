@@ -25,31 +25,19 @@
 long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
 				    struct kvm_pre_fault_memory *range)
 {
-	gfn_t gfn = gpa_to_gfn(range->gpa);
-	struct kvm_memory_slot *slot;
 	u8 level = PG_LEVEL_4K;
 	u64 end;
 	int r;
 
 	if (!tdp_enabled)
 		return -EOPNOTSUPP;
-	r = kvm_mmu_reload(vcpu);
-	if (r)
-		return r;
 	if (vcpu->arch.mmu->page_fault != kvm_tdp_page_fault)
 		return -EOPNOTSUPP;
 
 	for (;;) {
-		/*
-		 * A memslot being deleted or moved stays invalid until
-		 * kvm->srcu, which we hold, has no readers: give up now.
-		 */
-		slot = kvm_vcpu_gfn_to_memslot(vcpu, gfn);
-		if (slot && (slot->flags & KVM_MEMSLOT_INVALID))
-			return -EAGAIN;
-		if (!kvm_is_visible_memslot(slot))
-			return -ENOENT;
-
+		r = kvm_mmu_pre_fault_begin(vcpu, range->gpa);
+		if (r)
+			return r;
 		r = kvm_mmu_do_page_fault(vcpu, range->gpa, 0,
 					  KVM_PREFETCH_MANUAL, NULL, &level);
 		if (r != RET_PF_RETRY)
