@@ -2,14 +2,14 @@
 #
 # make selftests: KVM's own selftests as a regression suite.
 #
-# Builds the x86_64 KVM selftests (tools/testing/selftests/kvm of Debian's
-# linux-source-6.1, extracted into $(PRISTINE)) statically against our
+# Builds the x86_64 KVM selftests (tools/testing/selftests/kvm of the
+# base's Debian linux-source, extracted into $(PRISTINE)) statically against our
 # patched uAPI headers, boots the test VM once and runs every selftest
 # with Debian's stock kvm.ko/kvm-amd.ko, then with ours (tests/vm/init,
 # kp.mode=selftests).  tests/selftests/compare.sh fails if a test that
 # passes on stock does not pass on ours.  Tests that cannot pass under TCG
 # even on stock, or take too long there, are listed with the reason in
-# tcg-known-failures.txt and not run (the report still lists them).
+# <base>/tcg-known-failures.txt and not run (the report still lists them).
 #
 # Included from the top-level Makefile (BUILD, PRISTINE, KIMAGE, ...).
 #   VMDIR=dir             its own VM directory (default build/vm-selftests)
@@ -23,7 +23,8 @@ ST_SRC ?= $(PRISTINE)
 ST_KVM := $(ST_SRC)/tools/testing/selftests/kvm
 ST_OUT := $(BUILD)/selftests
 ST_VMDIR := $(if $(filter command line environment,$(origin VMDIR)),$(VMDIR),$(BUILD)/vm-selftests)
-ST_KNOWN := tests/selftests/tcg-known-failures.txt
+ST_BASE := tests/selftests/$(KERNEL)
+ST_KNOWN := $(ST_BASE)/tcg-known-failures.txt
 ST_ARGS := tests/selftests/args.txt
 SELFTESTS_TIMEOUT ?= 120
 # Upper bound for the whole guest run (both passes), and the console
@@ -34,11 +35,11 @@ ST_STALL ?= $(shell echo $$(( $(SELFTESTS_TIMEOUT) + 60 )))
 # The selftests' own make does not track header dependencies: rebuild
 # the objects from scratch when one of these changes.
 ST_HDRS := $(BUILD)/uapi/linux/kvm.h $(BUILD)/uapi/linux/kvm_prefetch.h \
-	$(BUILD)/uapi/asm/kvm.h tests/selftests/compat.h
+	$(BUILD)/uapi/asm/kvm.h $(ST_BASE)/compat.h
 
 # Our uAPI headers come first (-isystem), the rest from linux-libc-dev:
 # existing ioctls must keep their ABI, so stock and ours run the same
-# binaries.  compat.h papers over two build breaks in Debian's tree.
+# binaries.  The base's compat.h papers over build breaks in Debian's tree.
 # MAKEFLAGS is dropped so that our command-line variables (TESTS, VMDIR,
 # ...) do not leak into the selftests' make.
 selftests-build: $(MODULES_DEP)
@@ -57,7 +58,7 @@ selftests-build: $(MODULES_DEP)
 	@echo "selftests: building the KVM selftests in $(ST_OUT)"
 	@env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS $(MAKE) -s --no-print-directory \
 		-C $(ST_KVM) -j$$(nproc) OUTPUT=$(ST_OUT)/obj \
-		EXTRA_CFLAGS="-include $(TOP)/tests/selftests/compat.h" \
+		EXTRA_CFLAGS="-include $(TOP)/$(ST_BASE)/compat.h" \
 		KHDR_INCLUDES="-isystem $(BUILD)/uapi" LDFLAGS="-pthread -static" all
 	@# bin/: what the guest runs, one file per run; <run>.args holds
 	@# the arguments from args.txt.
