@@ -222,11 +222,18 @@ static: modules cocci policy-build sparse checkpatch
 
 # Every layer ends its output with "N passed, N failed[, N skipped]";
 # the last line of "make check" adds them up.
-check: deps
-	@rm -rf $(RESULTS)
-	@$(MAKE) --no-print-directory modules unit static vm-test selftests
-	@$(MAKE) --no-print-directory deb-test
-	@scripts/check-summary.sh $(RESULTS)
+# Both bases: 6.1 (with the unit tests, which do not depend on the base,
+# and the Debian packages, which are built for the default kernel), then
+# 6.12.  The summary labels each layer with its base.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps KERNEL=6.12
+	@rm -rf $(TOP)/build/results $(TOP)/build/6.12/results
+	@$(MAKE) --no-print-directory KERNEL=6.1 modules unit static vm-test selftests
+	@$(MAKE) --no-print-directory KERNEL=6.1 deb-test
+	@$(MAKE) --no-print-directory KERNEL=6.12 modules static vm-test selftests
+	@scripts/check-summary.sh 6.1=$(TOP)/build/results \
+		6.12=$(TOP)/build/6.12/results
 
 # ---------------------------------------------------------------- patches
 

@@ -22,7 +22,7 @@
 # userfaultfd round trip plus a nested fault, ~0.4 ms under TCG).
 # "make bench-publish" copies the results, and the @@BENCH lines they were
 # made from (python3 tests/bench/report.py --log bench-lines.txt remakes
-# them), to tests/bench/results/.
+# them), to tests/bench/results/ (6.1) or tests/bench/results/<base>/.
 
 .PHONY: bench bench-bin bench-deps bench-report bench-publish
 
@@ -81,8 +81,10 @@ bench-report:
 		--abi "$(ABI)" --qemu "$$(qemu-system-x86_64 --version | head -n1)" \
 		--vm-seconds "$$(cat $(BENCH_OUT)/vm-seconds 2>/dev/null)"
 
+# 6.1's results in tests/bench/results/, another base's in a subfolder.
+BENCH_PUB := tests/bench/results$(if $(filter-out 6.1,$(KERNEL)),/$(KERNEL))
 bench-publish:
-	@mkdir -p tests/bench/results
+	@mkdir -p $(BENCH_PUB)
 	cp $(BENCH_OUT)/results.md $(BENCH_OUT)/results.csv \
-		$(BENCH_OUT)/results*.png tests/bench/results/
-	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > tests/bench/results/bench-lines.txt
+		$(BENCH_OUT)/results*.png $(BENCH_PUB)/
+	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > $(BENCH_PUB)/bench-lines.txt
