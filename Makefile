@@ -90,8 +90,11 @@ SRC_TARBALL = /usr/src/$(SRC_PKG).tar.xz
 
 all: modules
 
+# qemu-plugin.h of the installed QEMU, for the instruction meter of
+# "make cost" (from Debian's qemu source package; see the script).
 deps:
 	@scripts/deps.sh $(DEB_PKGS)
+	@scripts/qemu-plugin-header.sh $(TOP)/build/qemu-plugin
 
 versions: deps
 	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from $(IMG_PKG)" >&2; exit 1; }
