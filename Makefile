@@ -9,6 +9,7 @@
 #   make selftests KVM's own selftests in the guest, stock modules vs ours
 #   make check     all of the above plus static checks (README's test command)
 #   make demo      a short, readable tour (README's main command)
+#   make cost      instruction counts of the fault path (tests/cost/cost.mk)
 #   make patches   our change as a format-patch series against Debian's source
 #   make clean
 #
@@ -220,6 +221,7 @@ demo: initramfs
 		--mode demo --log $(VMDIR)/demo.log --quiet
 
 include tests/bench/bench.mk
+include tests/cost/cost.mk
 
 static: modules cocci policy-build sparse checkpatch
 
