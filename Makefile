@@ -146,14 +146,21 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 
 # Policy modules are built like a third party's: against the headers
 # package plus <linux/kvm_prefetch.h>, linked to kvm.ko's exports only.
+# Kbuild does not relink them when kvm.ko's Module.symvers changes (an
+# export's CRC covers the types it takes, struct kvm among them): a copy
+# of the symvers they were built with tells, and touching their sources
+# rebuilds them.
 POLICY_DIRS := kvm-policy/adaptive tests/vm/policy
+KVM_SYMVERS = $(TREE)/arch/x86/kvm/Module.symvers
 policy-modules:
 	@for d in $(POLICY_DIRS); do \
 		b=$(BUILD)/policy/$$(echo $$d | tr / -); mkdir -p $$b; \
 		rsync -rc $$d/ $$b/; \
+		cmp -s $(KVM_SYMVERS) $$b/kvm.symvers || touch $$b/*.c; \
 		$(MAKE) -C $(KHEADERS) M=$$b KVM_PREFETCH_INCLUDE=$(TREE)/include \
-			KBUILD_EXTRA_SYMBOLS=$(TREE)/arch/x86/kvm/Module.symvers \
+			KBUILD_EXTRA_SYMBOLS=$(KVM_SYMVERS) \
 			modules; \
+		cp $(KVM_SYMVERS) $$b/kvm.symvers; \
 		for m in $$b/*.ko; do \
 			cmp -s $$m $(BUILD)/modules/$$(basename $$m) || \
 				cp $$m $(BUILD)/modules/; \
