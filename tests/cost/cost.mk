@@ -72,7 +72,8 @@ cost-report:
 COST_PUB := tests/cost/results$(if $(filter-out 6.1,$(KERNEL)),/$(KERNEL))
 cost-publish:
 	@mkdir -p $(COST_PUB)
-	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_PUB)/
+	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_OUT)/raw.csv \
+		$(COST_PUB)/
 	for i in $$(seq 1 $(COST_RUNS)); do \
 		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | tr -d '\r' \
 			> $(COST_PUB)/cost-lines-$$i.txt; \
