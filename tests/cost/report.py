@@ -148,7 +148,7 @@ def main():
         else:
             failed += 1
 
-    check(all(r['ok'] for r in rows) and rows,
+    check(bool(rows) and all(r['ok'] for r in rows),
           'every page right in every run (%d runs)' % len(rows))
     for c in cfgs:
         if not all((c, i) in der for i in runs):
@@ -175,11 +175,10 @@ def main():
             cl, vals = cells(c, key)
             line += cl
             if vals and key in ('mod_fault', 'mod_page'):
-                what = 'kvm+kvm-amd' if key == 'mod_fault' else 'kvm+kvm-amd'
                 unit = 'per guest fault' if key == 'mod_fault' else 'per prefetched page'
                 check(spread(vals) <= AGREE_PCT,
-                      '%s: %s insns %s, boots agree within %.1f%% (%.3f%%)'
-                      % (c, what, unit, AGREE_PCT, spread(vals)))
+                      '%s: kvm+kvm-amd insns %s, boots agree within %.1f%% (%.3f%%)'
+                      % (c, unit, AGREE_PCT, spread(vals)))
         table.append(line)
 
     notes = []
