@@ -60,7 +60,7 @@ int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
 #else /* !CONFIG_KVM_GENERIC_PREFETCH */
 
 static inline bool kvm_arch_prefetch_supported(void) { return false; }
-#define kvm_prefetch_may_open(kvm)	false
+#define kvm_prefetch_may_open(kvm)	((void)(kvm), false)
 static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {
 	return false;
