@@ -9,6 +9,7 @@
 #   make selftests KVM's own selftests in the guest, stock modules vs ours
 #   make check     all of the above plus static checks (README's test command)
 #   make demo      a short, readable tour (README's main command)
+#   make cost      instruction counts of the fault path (tests/cost/cost.mk)
 #   make patches   our change as a format-patch series against Debian's source
 #   make clean
 #
@@ -90,8 +91,11 @@ SRC_TARBALL = /usr/src/$(SRC_PKG).tar.xz
 
 all: modules
 
+# qemu-plugin.h of the installed QEMU, for the instruction meter of
+# "make cost" (from Debian's qemu source package; see the script).
 deps:
 	@scripts/deps.sh $(DEB_PKGS)
+	@scripts/qemu-plugin-header.sh $(TOP)/build/qemu-plugin
 
 versions: deps
 	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from $(IMG_PKG)" >&2; exit 1; }
@@ -142,14 +146,21 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 
 # Policy modules are built like a third party's: against the headers
 # package plus <linux/kvm_prefetch.h>, linked to kvm.ko's exports only.
+# Kbuild does not relink them when kvm.ko's Module.symvers changes (an
+# export's CRC covers the types it takes, struct kvm among them): a copy
+# of the symvers they were built with tells, and touching their sources
+# rebuilds them.
 POLICY_DIRS := kvm-policy/adaptive tests/vm/policy
+KVM_SYMVERS = $(TREE)/arch/x86/kvm/Module.symvers
 policy-modules:
 	@for d in $(POLICY_DIRS); do \
 		b=$(BUILD)/policy/$$(echo $$d | tr / -); mkdir -p $$b; \
 		rsync -rc $$d/ $$b/; \
+		cmp -s $(KVM_SYMVERS) $$b/kvm.symvers || touch $$b/*.c; \
 		$(MAKE) -C $(KHEADERS) M=$$b KVM_PREFETCH_INCLUDE=$(TREE)/include \
-			KBUILD_EXTRA_SYMBOLS=$(TREE)/arch/x86/kvm/Module.symvers \
+			KBUILD_EXTRA_SYMBOLS=$(KVM_SYMVERS) \
 			modules; \
+		cp $(KVM_SYMVERS) $$b/kvm.symvers; \
 		for m in $$b/*.ko; do \
 			cmp -s $$m $(BUILD)/modules/$$(basename $$m) || \
 				cp $$m $(BUILD)/modules/; \
@@ -217,6 +228,7 @@ demo: initramfs
 		--mode demo --log $(VMDIR)/demo.log --quiet
 
 include tests/bench/bench.mk
+include tests/cost/cost.mk
 
 static: modules cocci policy-build sparse checkpatch
 

@@ -379,6 +379,17 @@ static struct kvm_prefetch_ops prefetch_auto = {
 	.owner	= THIS_MODULE,
 };
 
+/**
+ * kvm_prefetch_never_opens() - does @ops never open a window, for any fault?
+ * @ops: a registered policy
+ *
+ * Return: true for the built-in none.
+ */
+bool kvm_prefetch_never_opens(const struct kvm_prefetch_ops *ops)
+{
+	return ops == &prefetch_none;
+}
+
 /* In the order prefetch_available lists them. */
 static struct kvm_prefetch_ops *const prefetch_builtins[] = {
 	&prefetch_none, &prefetch_manual, &prefetch_async, &prefetch_auto,

@@ -8,6 +8,17 @@
  * a new state under kvm->lock and frees the old one after a grace period,
  * because vCPUs read it, and call into the policy, under rcu_read_lock()
  * from the fault path.
+ *
+ * Beside it, kvm->prefetch_may_open says whether the state's policy can
+ * open a window at all, so that the fault path of a VM whose policy never
+ * does (none, or a window of one page) skips the policy without a call, an
+ * RCU section or an indirect call.  It is written under kvm->lock with the
+ * pointer and read with READ_ONCE() and no lock: a vCPU racing with a
+ * change may see the flag of the old state and the pointer of the new one,
+ * or the other way round.  Both are safe: a stale true only sends it down
+ * the RCU path, which checks the state it finds; a stale false skips
+ * prefetch for a fault that raced with the change, as if it had come just
+ * before it.
  */
 #define pr_fmt(fmt) "kvm-prefetch: " fmt
 
@@ -50,6 +61,20 @@ prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 	return st;
 }
 
+/* Can a VM with state @st ever open a window? */
+static bool prefetch_state_may_open(const struct kvm_prefetch_state *st)
+{
+	return st->nr_pages > 1 && !kvm_prefetch_never_opens(st->ops);
+}
+
+/* Make @st the VM's state, replacing another; kvm->lock held. */
+static void __prefetch_state_publish(struct kvm *kvm,
+				     struct kvm_prefetch_state *st)
+{
+	rcu_assign_pointer(kvm->prefetch, st);
+	WRITE_ONCE(kvm->prefetch_may_open, prefetch_state_may_open(st));
+}
+
 /* Free a state no reader can see any more; drops its policy reference. */
 static void prefetch_state_free(struct kvm_prefetch_state *st)
 {
@@ -80,6 +105,7 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 		return PTR_ERR(st);
 	}
 	RCU_INIT_POINTER(kvm->prefetch, st);
+	WRITE_ONCE(kvm->prefetch_may_open, prefetch_state_may_open(st));
 	return 0;
 }
 
@@ -92,6 +118,7 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm)
 	/* Nothing can read kvm->prefetch any more: no vCPU, no debugfs. */
 	struct kvm_prefetch_state *st = rcu_dereference_protected(kvm->prefetch, 1);
 
+	WRITE_ONCE(kvm->prefetch_may_open, false);
 	RCU_INIT_POINTER(kvm->prefetch, NULL);
 	if (st)
 		prefetch_state_free(st);
@@ -103,7 +130,8 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm)
  * @f: the fault that was just resolved
  * @w: the window, filled in if the function returns true
  *
- * Context: the vCPU's fault path; takes and releases rcu_read_lock().
+ * Context: the vCPU's fault path; takes and releases rcu_read_lock()
+ * unless kvm_prefetch_may_open() is false.
  * Return: true if the policy wants the window @w mapped.  @w->nr_pages is
  * at most the VM's nr_pages.
  */
@@ -114,12 +142,13 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	bool ret = false;
 
 	/* A prefetch never triggers further prefetch. */
-	if (f->origin == KVM_PREFETCH_AUTO)
+	if (f->origin == KVM_PREFETCH_AUTO || !kvm_prefetch_may_open(kvm))
 		return false;
 
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
-	if (st && st->nr_pages > 1 && st->ops->window(st, f, w)) {
+	/* The flag may be stale: check the state found. */
+	if (st && prefetch_state_may_open(st) && st->ops->window(st, f, w)) {
 		w->nr_pages = min(w->nr_pages, st->nr_pages);
 		ret = w->nr_pages > 0;
 	}
@@ -210,7 +239,7 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	mutex_lock(&kvm->lock);
 	old = rcu_dereference_protected(kvm->prefetch,
 					lockdep_is_held(&kvm->lock));
-	rcu_assign_pointer(kvm->prefetch, st);
+	__prefetch_state_publish(kvm, st);
 	mutex_unlock(&kvm->lock);
 
 	/*

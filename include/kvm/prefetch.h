@@ -28,7 +28,13 @@ void kvm_prefetch_vm_debugfs(struct kvm *kvm);
 long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 			   void __user *argp);
 
-/* For the architecture's engine. */
+/*
+ * For the architecture's engine.  kvm_prefetch_may_open() is false while
+ * the VM's policy can never open a window (none, or a window of at most
+ * one page): the fault path then skips the policy without a call, an RCU
+ * section or an indirect call.  Needs struct kvm (<linux/kvm_host.h>).
+ */
+#define kvm_prefetch_may_open(kvm)	READ_ONCE((kvm)->prefetch_may_open)
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 			 struct kvm_prefetch_window *w);
 bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
@@ -45,6 +51,7 @@ bool kvm_prefetch_name_valid(const char *name, size_t size);
 const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name);
 void kvm_prefetch_put_policy(const struct kvm_prefetch_ops *ops);
 const struct kvm_prefetch_ops *kvm_prefetch_get_default(void);
+bool kvm_prefetch_never_opens(const struct kvm_prefetch_ops *ops);
 u32 kvm_prefetch_default_nr_pages(void);
 u32 kvm_prefetch_default_gup(void);
 const char *kvm_prefetch_gup_name(u32 gup);
@@ -53,6 +60,7 @@ int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
 #else /* !CONFIG_KVM_GENERIC_PREFETCH */
 
 static inline bool kvm_arch_prefetch_supported(void) { return false; }
+#define kvm_prefetch_may_open(kvm)	((void)(kvm), false)
 static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {
 	return false;

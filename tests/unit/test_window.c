@@ -321,6 +321,90 @@ TEST(decide_builtin_auto_uses_vm_window)
 	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
 }
 
+/* ---- kvm->prefetch_may_open: the fault path's test before the policy -- */
+
+/* The flag after each policy change of one VM, none first and last. */
+TEST(may_open_follows_each_policy_change)
+{
+	static const struct {
+		const char *name;
+		u32 nr_pages;
+		bool want;
+	} steps[] = {
+		{ "none", 8, false }, { "auto", 8, true }, { "auto", 1, false },
+		{ "manual", 16, true }, { "none", 512, false },
+		{ "async", 2, true }, { "test", 64, true }, { "test", 1, false },
+		{ "auto", 512, true }, { "none", 0, false },
+	};
+	struct kvm *kvm;
+	size_t i;
+
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	kvm = vm_create();
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		ASSERT_EQ(vm_set(kvm, steps[i].name, steps[i].nr_pages, 0), 0);
+		if (READ_ONCE(kvm->prefetch_may_open) != steps[i].want)
+			test_fail(__FILE__, __LINE__,
+				  "after %s nr_pages %u: prefetch_may_open %d",
+				  steps[i].name, steps[i].nr_pages,
+				  kvm->prefetch_may_open);
+	}
+}
+
+/* A new VM's flag comes from the defaults; destroying it clears it. */
+TEST(may_open_of_a_new_vm)
+{
+	struct kvm *kvm;
+
+	ASSERT_EQ(param_set("prefetch_policy", "none"), 0);
+	kvm = vm_create();
+	ASSERT_FALSE(kvm->prefetch_may_open);
+	ASSERT_EQ(param_set("prefetch_policy", "auto"), 0);
+	ASSERT_EQ(param_set("prefetch_nr_pages", "16"), 0);
+	kvm = vm_create();
+	ASSERT_TRUE(kvm->prefetch_may_open);
+	kvm_prefetch_vm_destroy(kvm);
+	ASSERT_FALSE(kvm->prefetch_may_open);
+	ASSERT_EQ(param_set("prefetch_nr_pages", "1"), 0);
+	kvm = vm_create();
+	ASSERT_FALSE(kvm->prefetch_may_open);
+}
+
+/* While the flag is false, no RCU section and no call into the policy. */
+TEST(decide_without_may_open_skips_rcu_and_policy)
+{
+	struct kvm *kvm = test_vm(16);
+	struct kvm_prefetch_window w;
+	unsigned long sections;
+
+	ASSERT_TRUE(kvm->prefetch_may_open);
+	/* A vCPU that still sees the flag of a none state set before. */
+	WRITE_ONCE(kvm->prefetch_may_open, false);
+	sections = shim.rcu_sections;
+	ASSERT_FALSE(decide(kvm, 0x2000, 16, &w));
+	ASSERT_EQ(rec.window_calls, 0);
+	ASSERT_EQ(shim.rcu_sections, sections);
+	ASSERT_EQ(vm_set(kvm, "none", 16, 0), 0);
+	sections = shim.rcu_sections;
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(shim.rcu_sections, sections);
+}
+
+/* A stale true: the state found decides, and none is not called. */
+TEST(decide_with_stale_may_open_checks_the_state)
+{
+	struct kvm *kvm = test_vm(1);
+	struct kvm_prefetch_window w;
+
+	WRITE_ONCE(kvm->prefetch_may_open, true);
+	ASSERT_FALSE(decide(kvm, 0x2000, 8, &w));
+	ASSERT_EQ(rec.window_calls, 0);
+	ASSERT_EQ(vm_set(kvm, "none", 64, 0), 0);
+	WRITE_ONCE(kvm->prefetch_may_open, true);
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(rec.window_calls, 0);
+}
+
 /*
  * Clipping the window [@start, @start + @nr) to the faulting memslot
  * [@base, @base + @npages), the max GFN and the window cap: @ok, and if so

@@ -11,9 +11,11 @@
 #
 # usage: run-vm.sh --kernel K --initrd I --mode M --log FILE
 #                  [--timeout SECONDS] [--stall SECONDS] [--quiet]
-#                  [--append ARGS]
+#                  [--append ARGS] [--plugin SO[,ARG=V...]]
 # --stall: kill the guest when the console is silent this long (a wedged
 # guest), after saving QEMU's view of the vCPUs in LOG.qemu-state.
+# --plugin: load a TCG plugin into QEMU (-plugin), e.g. the instruction
+# meter of "make cost".
 # --retry-wedged: if the guest wedged and no test had failed, say so and
 # run everything once more (LOG.retry); a second wedge fails.  A wedge of
 # unknown cause has been seen a few times under heavy host load (see
@@ -26,6 +28,7 @@ retry=0
 quiet=0
 args=("$@")
 append=""
+plugin=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--stall) stall=$2; shift ;;
 	--retry-wedged) retry=1 ;;
 	--append) append=$2; shift ;;
+	--plugin) plugin=(-plugin "$2"); shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -70,7 +74,7 @@ port=$(( 40000 + $$ % 20000 ))
 # KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only.
 # shellcheck disable=SC2086
 qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 2G \
-	-smp "${KP_SMP:-2}" ${KP_QEMU_ARGS:-} \
+	-smp "${KP_SMP:-2}" ${KP_QEMU_ARGS:-} "${plugin[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet nokaslr kp.mode=$mode $append" \
 	-nographic -no-reboot -nic none -serial stdio \

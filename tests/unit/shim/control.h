@@ -57,6 +57,7 @@ struct shim_state {
 	int spin_depth;			/* spinlocks held */
 	int mutex_depth;		/* mutexes held */
 	int rcu_depth;			/* rcu_read_lock() nesting */
+	unsigned long rcu_sections;	/* rcu_read_lock() calls */
 	int mmap_depth;			/* mmap_read_lock() held */
 	int srcu_depth;			/* srcu_read_lock() nesting */
 	int vcpu_loaded;		/* vcpu_load() without vcpu_put() */

@@ -94,6 +94,7 @@ struct kvm {
 	struct srcu_struct srcu;
 	struct dentry *debugfs_dentry;
 	struct kvm_prefetch_state __rcu *prefetch;	/* 0003 hook patch */
+	bool prefetch_may_open;				/* 0003 hook patch */
 };
 
 /* arch/x86/include/asm/kvm_host.h (the fields the x86 engine uses) */

@@ -163,7 +163,7 @@ static inline void shim_rcu_check(bool ok, const char *what, const char *file,
 			       what);
 }
 
-#define rcu_read_lock()		((void)shim.rcu_depth++)
+#define rcu_read_lock()		((void)(shim.rcu_depth++, shim.rcu_sections++))
 #define rcu_read_unlock()	shim_rcu_read_unlock(__FILE__, __LINE__)
 #undef synchronize_rcu		/* tools' <linux/kernel.h>: a no-op */
 #define synchronize_rcu()	shim_synchronize_rcu(__FILE__, __LINE__)

@@ -135,7 +135,8 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
  *	RET_PF_FIXED
  *
  * Called only from kvm_mmu_do_page_fault(), without mmu_lock, with
- * kvm->srcu held.
+ * kvm->srcu held, and only while kvm_prefetch_may_open(): a VM whose policy
+ * never opens a window does not get here.
  */
 void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 {

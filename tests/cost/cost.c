@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cost - the guest side of "make cost": instruction counts of KVM's fault
+ * path, run inside the test VM (kp.mode=cost) under QEMU with the meter
+ * plugin (tests/cost/meter.c).
+ *
+ * Workload: one vCPU writes one dword into every 4 KiB page of a memslot
+ * whose host memory is populated up front (no userfaultfd, no host page
+ * fault: what is left is KVM's own work per guest fault and per prefetched
+ * page).  For every configuration
+ *
+ *	stock		Debian's kvm.ko/kvm-amd.ko
+ *	none		ours, policy none
+ *	auto-8		ours, auto, nr_pages 8 (gup nofault)
+ *	auto-512	ours, auto, nr_pages 512 (gup nofault)
+ *
+ * and for two sizes (pages=2048:4096 by default), the pass is one KVM_RUN
+ * between two marks that the plugin sees: it snapshots its counters on
+ * each.  The host (tests/cost/report.py) takes the difference of the two
+ * sizes, which cancels what a run costs once (the KVM_RUN, the root, the
+ * upper page tables), and divides by the difference in guest faults and in
+ * prefetched pages.
+ *
+ * Output, parsed by report.py:
+ *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
+ *	@@COST cfg=<id> pages=<n> s0=<snapshot> s1=<snapshot> pf=<n>
+ *		windows=<n> mapped=<n> ok=<0|1>
+ * and a FAIL line if a page is wrong afterwards.  Arguments (key=value):
+ * pages=2048:4096, cfgs=stock:none:auto-8:auto-512.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+#include "kt_bench.h"
+
+#define DATA_SLOT	1
+#define DATA_GPA	0x400000ULL	/* 2 MiB aligned: whole windows */
+#define MAX_SIZES	4
+
+struct cfg {
+	const char *id;
+	const char *policy;	/* NULL: stock modules */
+	uint32_t nr_pages;
+};
+
+static const struct cfg all_cfgs[] = {
+	{ "stock", NULL, 0 },
+	{ "none", "none", 0 },
+	{ "auto-8", "auto", 8 },
+	{ "auto-512", "auto", 512 },
+};
+
+static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
+static unsigned int nr_sizes = 2;
+static char cfg_list[128] = "stock:none:auto-8:auto-512";
+static unsigned int nr_marks;
+
+/*
+ * The mark: "nopl 0x4b50c057(%rax)", which nothing else executes; the
+ * plugin snapshots its counters before it runs.  Returns the snapshot's
+ * number (they count from 0 in execution order).
+ */
+static __attribute__((noinline)) unsigned int mark(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x80, 0x57, 0xc0, 0x50, 0x4b"
+		     ::: "memory");
+	return nr_marks++;
+}
+
+/* Where kvm.ko and kvm-amd.ko are now (from /proc/modules). */
+static void print_modules(void)
+{
+	char line[512], name[64], state[32], deps[256];
+	unsigned long long size, base;
+	int refs, found = 0;
+	FILE *f = fopen("/proc/modules", "r");
+
+	KT_ASSERT(f, "/proc/modules: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu %d %255s %31s %llx", name, &size,
+			   &refs, deps, state, &base) != 6)
+			continue;
+		if (strcmp(name, "kvm") && strcmp(name, "kvm_amd"))
+			continue;
+		KT_ASSERT(base, "/proc/modules hides the address of %s", name);
+		printf("@@COSTMOD name=%s base=0x%llx size=%llu\n", name, base,
+		       size);
+		found++;
+	}
+	fclose(f);
+	KT_ASSERT(found == 2, "kvm and kvm_amd not both in /proc/modules");
+}
+
+static void run(const struct cfg *c, uint64_t pages)
+{
+	uint64_t size = pages * KT_PAGE_SIZE, pf0, pf1, i, bad = 0;
+	uint64_t w0 = 0, w1 = 0, m0 = 0, m1 = 0;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	unsigned int s0, s1;
+	char *mem;
+	bool have;
+	int r;
+
+	vm = kt_vm_create();
+	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, size, 0, NULL);
+	memset(mem, 0x5a, size);
+	if (c->policy) {
+		r = ktsys_set_policy(vm->fd, c->policy, c->nr_pages,
+				     KVM_PREFETCH_GUP_NOFAULT);
+		KT_ASSERT(!r, "%s: KVM_SET_PREFETCH_POLICY: %s", c->id,
+			  strerror(-r));
+	}
+	vcpu = kt_vcpu_add(vm, 0);
+	/* An empty pass: the code page and the first entry, not measured. */
+	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_WRITE);
+
+	have = !kt_vcpu_stat(vcpu, "prefetch_windows", &w0);
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	if (have)
+		m0 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	s0 = mark();
+	kt_touch(vcpu, DATA_GPA, DATA_GPA + size, 0, KT_TOUCH_WRITE);
+	s1 = mark();
+	pf1 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	if (have) {
+		w1 = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+		m1 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	}
+
+	for (i = 0; i < pages; i++) {
+		const uint32_t *p = (const uint32_t *)(mem + i * KT_PAGE_SIZE);
+
+		if (p[0] != DATA_GPA + i * KT_PAGE_SIZE || p[1] != 0x5a5a5a5a)
+			bad++;
+	}
+	if (bad)
+		kt_fail("%s, %llu pages: %llu pages with wrong contents",
+			c->id, (unsigned long long)pages,
+			(unsigned long long)bad);
+	printf("@@COST cfg=%s pages=%llu s0=%u s1=%u pf=%llu windows=%llu mapped=%llu ok=%d\n",
+	       c->id, (unsigned long long)pages, s0, s1,
+	       (unsigned long long)(pf1 - pf0), (unsigned long long)(w1 - w0),
+	       (unsigned long long)(m1 - m0), !bad);
+	fflush(stdout);
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		char *v = strchr(argv[i], '=');
+
+		KT_ASSERT(v, "argument %s: want key=value", argv[i]);
+		*v++ = '\0';
+		if (!strcmp(argv[i], "pages")) {
+			char *tok, *save;
+
+			nr_sizes = 0;
+			for (tok = strtok_r(v, ":", &save); tok;
+			     tok = strtok_r(NULL, ":", &save)) {
+				KT_ASSERT(nr_sizes < MAX_SIZES, "too many sizes");
+				sizes[nr_sizes] = strtoull(tok, NULL, 0);
+				KT_ASSERT(sizes[nr_sizes] &&
+					  sizes[nr_sizes] % 512 == 0,
+					  "pages=%s: want multiples of 512",
+					  tok);
+				nr_sizes++;
+			}
+		} else if (!strcmp(argv[i], "cfgs")) {
+			snprintf(cfg_list, sizeof(cfg_list), "%s", v);
+		} else {
+			KT_ASSERT(0, "unknown argument %s", argv[i]);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mods = NULL;
+	char *tok, *save;
+	cpu_set_t cpus;
+	unsigned int i, s;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* One CPU: the same code paths in every run. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
+		  "sched_setaffinity: %s", strerror(errno));
+
+	for (tok = strtok_r(cfg_list, ":", &save); tok;
+	     tok = strtok_r(NULL, ":", &save)) {
+		const struct cfg *c = NULL;
+
+		for (i = 0; i < ARRAY_SIZE(all_cfgs); i++)
+			if (!strcmp(all_cfgs[i].id, tok))
+				c = &all_cfgs[i];
+		KT_ASSERT(c, "unknown configuration %s", tok);
+		if (!mods || strcmp(mods, c->policy ? "ours" : "stock")) {
+			mods = c->policy ? "ours" : "stock";
+			KT_ASSERT(!ktb_swap_modules(mods), "kvm-reload %s",
+				  mods);
+			print_modules();
+		}
+		for (s = 0; s < nr_sizes; s++)
+			run(c, sizes[s]);
+	}
+	if (mods && strcmp(mods, "ours"))
+		KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
+	if (!kt_failures())
+		kt_pass("cost: every page right in every run (%u marks)",
+			nr_marks);
+	return kt_exit();
+}

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make cost: instruction counts of KVM's fault path, included by the
+# top-level Makefile.  Boots the test VM COST_RUNS times in kp.mode=cost
+# under QEMU with the meter plugin (tests/cost/meter.c, built against the
+# installed QEMU's qemu-plugin.h, which "make deps" fetches); the guest
+# runs $(VMDIR)/tests/cost (tests/cost/cost.c) with stock and our modules;
+# tests/cost/report.py turns the plugin's snapshots and the console log
+# into $(COST_OUT)/results.{md,csv}.  Not part of "make check" (it
+# measures).
+#
+#   make cost [COST_RUNS=2] [COST_PAGES=2048:4096]
+#             [COST_CFGS=stock:none:auto-8:auto-512]
+#
+# "make cost-publish" copies the results to tests/cost/results/ (6.1) or
+# tests/cost/results/<base>/.
+
+.PHONY: cost cost-bin cost-deps cost-report cost-publish
+
+COST_OUT	?= $(BUILD)/cost
+COST_RUNS	?= 2
+COST_PAGES	?= 2048:4096
+COST_CFGS	?= stock:none:auto-8:auto-512
+COST_TIMEOUT	?= 1200
+QEMU_PLUGIN_HDR	:= $(TOP)/build/qemu-plugin
+COST_PLUGIN	:= $(COST_OUT)/meter.so
+COST_BIN	:= $(VMDIR)/tests/cost
+
+$(COST_BIN): tests/cost/cost.c $(VM_LIB_SRCS) $(VM_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS_TEST) -o $@ $< $(VM_LIB_SRCS)
+
+$(COST_PLUGIN): tests/cost/meter.c $(QEMU_PLUGIN_HDR)/qemu-plugin.h
+	@mkdir -p $(dir $@)
+	gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter \
+		-I$(QEMU_PLUGIN_HDR) -o $@ $<
+
+cost-bin: $(MODULES_DEP)
+	@$(MAKE) --no-print-directory $(COST_BIN)
+
+# The initramfs of a cost run must contain the cost program.
+ifneq ($(filter cost,$(MAKECMDGOALS)),)
+initramfs: cost-bin
+endif
+
+cost-deps: deps
+	@command -v python3 >/dev/null || { \
+		[ "$$(id -u)" = 0 ] || { echo "cost: python3 missing and not root" >&2; exit 1; }; \
+		apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends python3 >/dev/null; }
+
+cost: cost-deps initramfs
+	@$(MAKE) --no-print-directory $(COST_PLUGIN)
+	@rc=0; for i in $$(seq 1 $(COST_RUNS)); do \
+		echo "cost: boot $$i of $(COST_RUNS)"; \
+		tests/vm/run-vm.sh --kernel $(KIMAGE) \
+			--initrd $(VMDIR)/initramfs.cpio.gz --mode cost --quiet \
+			--log $(COST_OUT)/cost-$$i.log --timeout $(COST_TIMEOUT) \
+			--plugin $(COST_PLUGIN),out=$(COST_OUT)/meter-$$i.txt \
+			--append "kp.cost=pages=$(COST_PAGES),cfgs=$(COST_CFGS)" \
+			|| rc=$$?; \
+	done; \
+	$(MAKE) --no-print-directory cost-report || rc=1; \
+	exit $$rc
+
+# Re-make the table and CSV from existing logs.
+cost-report:
+	python3 tests/cost/report.py --dir $(COST_OUT) --runs $(COST_RUNS) \
+		--abi "$(ABI)" --qemu "$$(qemu-system-x86_64 --version | head -n1)"
+
+COST_PUB := tests/cost/results$(if $(filter-out 6.1,$(KERNEL)),/$(KERNEL))
+cost-publish:
+	@mkdir -p $(COST_PUB)
+	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_OUT)/raw.csv \
+		$(COST_PUB)/
+	for i in $$(seq 1 $(COST_RUNS)); do \
+		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | tr -d '\r' \
+			> $(COST_PUB)/cost-lines-$$i.txt; \
+	done
