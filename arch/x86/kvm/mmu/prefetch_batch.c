@@ -13,12 +13,13 @@
  * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
  * have private memory or honour guest MTRRs or split NX huge pages, a
  * missing page table, a racing invalidation or SPTE change, an obsolete
- * root, a pending vCPU request.
+ * root, a pending vCPU request or signal.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvm_host.h>
 #include <kvm/prefetch.h>
+#include <linux/sched/signal.h>
 
 #include "mmu.h"
 #include "mmu_internal.h"
@@ -54,7 +55,7 @@ static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
 	return !kvm_arch_has_noncoherent_dma(kvm) &&
 	       !is_nx_huge_page_enabled(kvm) &&
 	       !kvm_mmu_prefetch_may_be_private(kvm) &&
-	       !kvm_request_pending(vcpu);
+	       !kvm_request_pending(vcpu) && !signal_pending(current);
 }
 
 /* The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(). */
@@ -115,6 +116,7 @@ static void prefetch_batch_walk(struct prefetch_batch *b,
 			 */
 			if (is_last_spte(iter.old_spte, iter.level) ||
 			    (iter.level > PG_LEVEL_4K &&
+			     iter.level <= KVM_MAX_HUGEPAGE_LEVEL &&
 			     prefetch_batch_level(b, gfn) >= iter.level)) {
 				skip = iter.gfn + pages;
 				b->next = skip;
