@@ -59,7 +59,7 @@ static const struct kernel_param_ops prefetch_engine_ops = {
 };
 module_param_cb(prefetch_engine, &prefetch_engine_ops, NULL, 0644);
 MODULE_PARM_DESC(prefetch_engine,
-		 "How prefetch maps a window: batch (batched, with per-page faults where it cannot) or fault (one fault per page)");
+		 "How prefetch maps a window: batch or fault (one per page)");
 
 /**
  * kvm_arch_prefetch_supported() - can VMs use prefetch policies and

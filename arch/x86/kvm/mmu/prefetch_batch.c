@@ -149,6 +149,11 @@ static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
 	end = min(end, b->slot->base_gfn + b->slot->npages);
 
 	mmu_seq = kvm->mmu_invalidate_seq;
+	/*
+	 * The sequence before the host page tables GUP reads, as in the
+	 * fault path, so that mmu_invalidate_retry() catches an
+	 * invalidation of any page GUP got.
+	 */
 	smp_rmb();
 
 	b->nr = kvm_prefetch_gfn_run_to_pages(b->slot, b->gfn,
