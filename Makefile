@@ -57,6 +57,9 @@ VMDIR	?= $(BUILD)/vm
 # in-VM test programs.
 MODULES_DEP := $(if $(NOBUILD),,modules)
 TESTS ?=
+# ENGINE=fault|batch: the prefetch engine our kvm.ko runs with in the test
+# VM (kvm.prefetch_engine; unset: the module's default, batch).
+ENGINE ?=
 
 # The kernel tree pieces we extract: the KVM code, the headers whose
 # layout we change and the scripts our static checks use.
@@ -220,7 +223,8 @@ vm-test: initramfs
 	@mkdir -p $(RESULTS)
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
 		--mode test --log $(VMDIR)/test.log --retry-wedged \
-		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") | \
+		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") \
+		$(if $(ENGINE),--append "kp.engine=$(ENGINE)") | \
 		tee $(RESULTS)/vm-test.txt
 
 demo: initramfs

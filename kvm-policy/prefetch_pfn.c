@@ -50,6 +50,15 @@ static struct page *prefetch_gup_nofault(unsigned long addr)
 	return page;
 }
 
+/* Drop the references of pages a batch got and will not map. */
+static void kvm_prefetch_release_pages(struct page **pages, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		put_page(pages[i]);
+}
+
 /**
  * kvm_prefetch_gfn_to_pfn() - host page of a gfn, without waiting or faulting
  * @slot: the gfn's memslot
@@ -96,4 +105,45 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 	if (!page)
 		return KVM_PFN_ERR_FAULT;
 	return page_to_pfn(page);
+}
+
+/**
+ * kvm_prefetch_gfn_run_to_pages() - host pages of a run of gfns, fast GUP only
+ * @slot: the memslot of all of [@gfn, @gfn + @nr)
+ * @gfn: the first guest frame
+ * @nr: how many frames, at most what @pages holds
+ * @pages: set to the pages got, each with a reference held
+ * @writable: set to whether the pages may be mapped writable
+ *
+ * One lockless fast GUP of the run, writable if the memslot is: it never
+ * waits, never faults a page in and takes no lock.  It stops at the first
+ * page it cannot get, and before a hugetlbfs page, which the fault path
+ * maps by its own rules.  What it does not get, the caller leaves to
+ * kvm_prefetch_gfn_to_pfn().
+ *
+ * Return: the number of pages got, from 0 to @nr; the caller releases each
+ * (kvm_release_pfn_clean()).
+ */
+int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
+				  int nr, struct page **pages, bool *writable)
+{
+	unsigned long addr;
+	bool slot_writable;
+	int got, i;
+
+	*writable = false;
+	addr = gfn_to_hva_memslot_prot(slot, gfn, &slot_writable);
+	if (kvm_is_error_hva(addr) || nr <= 0)
+		return 0;
+	*writable = slot_writable;
+
+	got = get_user_pages_fast_only(addr, nr,
+				       slot_writable ? FOLL_WRITE : 0, pages);
+	if (got <= 0)
+		return 0;
+	for (i = 0; i < got; i++)
+		if (PageHuge(pages[i]))
+			break;
+	kvm_prefetch_release_pages(pages + i, got - i);
+	return i;
 }

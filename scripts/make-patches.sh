@@ -65,7 +65,7 @@ base_files() {
 commit_files 10-headers include/linux/kvm_prefetch.h \
 	include/uapi/linux/kvm_prefetch.h
 commit_files 20-core kvm-policy/*.[ch] include/kvm/prefetch.h
-commit_files 30-engine arch/x86/kvm/mmu/*.c
+commit_files 30-engine arch/x86/kvm/mmu/*.[ch]
 # The base's own files, if it has any, with 40-base-<base>.msg.
 base=$(base_files kvm-policy '*.[ch]'; base_files kvm/mmu '*.[ch]')
 # shellcheck disable=SC2086

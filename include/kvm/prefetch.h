@@ -45,6 +45,8 @@ bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot);
 kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
 				  gfn_t gfn, u32 gup, bool *writable,
 				  hva_t *hva);
+int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
+				  int nr, struct page **pages, bool *writable);
 
 /* Between the registry (prefetch.c) and the per-VM state (prefetch_vm.c). */
 bool kvm_prefetch_name_valid(const char *name, size_t size);

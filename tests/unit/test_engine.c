@@ -46,6 +46,7 @@ static void setup(void)
 	fixture_setup(true);
 	memset(&x86_sim, 0, sizeof(x86_sim));
 	x86_sim.fault_type = KVM_PREFETCH_AUTO;
+	prefetch_engine = PREFETCH_ENGINE_BATCH;
 	tdp_enabled = true;
 	x86_sim.max_gfn = (1ULL << 40) - 1;
 	slot = (struct kvm_memory_slot){
@@ -513,6 +514,54 @@ TEST(pre_fault_checks_slot_on_each_try)
 	x86_sim.invalidate_at = 0x300;
 	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), -EAGAIN);
 	EXPECT_FAULTS({ 0x300, 0x300 });
+}
+
+/* ---- the engines ----------------------------------------------------- */
+
+/* Every forward gfn goes to the batch first; it did nothing: faults. */
+TEST(batch_tried_then_faults)
+{
+	fault_in_window();
+	EXPECT_FAULTS({ 0x306, 0x30f }, { 0x304, 0x300 });
+	EXPECT_STATS(1, 15);
+	/* Once per forward gfn, never backward. */
+	ASSERT_EQ(x86_sim.batch_calls, 10);
+}
+
+/* The faults go on where the batch stopped; its pages count. */
+TEST(faults_go_on_where_batch_stops)
+{
+	x86_sim.batch_until = 0x30a;
+	fault_in_window();
+	EXPECT_FAULTS({ 0x30a, 0x30f }, { 0x304, 0x300 });
+	EXPECT_STATS(1, 15);
+}
+
+TEST(fault_engine_never_batches)
+{
+	ASSERT_EQ(prefetch_engine_set("fault", NULL), 0);
+	x86_sim.batch_until = 0x310;
+	fault_in_window();
+	EXPECT_FAULTS({ 0x306, 0x30f }, { 0x304, 0x300 });
+	EXPECT_STATS(1, 15);
+	ASSERT_EQ(x86_sim.batch_calls, 0);
+	ASSERT_EQ(prefetch_engine_set("batch", NULL), 0);
+}
+
+TEST(engine_param)
+{
+	/* sysfs_emit() wants a page, as sysfs gives it. */
+	static char buf[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+
+	ASSERT_EQ(prefetch_engine_get(buf, NULL), 6);
+	ASSERT_STREQ(buf, "batch\n");
+	ASSERT_EQ(prefetch_engine_set("fault\n", NULL), 0);
+	ASSERT_EQ(prefetch_engine_get(buf, NULL), 6);
+	ASSERT_STREQ(buf, "fault\n");
+	ASSERT_EQ(prefetch_engine_set("fast", NULL), -EINVAL);
+	ASSERT_EQ(prefetch_engine_set("", NULL), -EINVAL);
+	ASSERT_STREQ(buf, "fault\n");
+	ASSERT_EQ(prefetch_engine_set("batch", NULL), 0);
 }
 
 int main(void)

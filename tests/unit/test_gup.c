@@ -163,6 +163,88 @@ TEST_TABLE(check_gup, gup_cases)
 		put_page(&shim_page);
 }
 
+/* ---- kvm_prefetch_gfn_run_to_pages() --------------------------------- */
+
+static void release_run(struct page **pages, int got)
+{
+	while (got--)
+		put_page(pages[got]);
+}
+
+TEST(run_all_present)
+{
+	struct page *pages[8];
+	bool writable = false;
+	int got;
+
+	shim.host.present = true;
+	shim.host.pte_writable = true;
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 8, pages, &writable);
+	ASSERT_EQ(got, 8);
+	ASSERT_TRUE(writable);
+	ASSERT_EQ(shim.gup_fast_flags, FOLL_WRITE);
+	ASSERT_EQ(shim.page_refs, 8);
+	/* Fast GUP only: no slow GUP, no mmap_lock. */
+	ASSERT_EQ(shim.gup_calls, 0);
+	ASSERT_EQ(shim.vma_lookups, 0);
+	release_run(pages, got);
+}
+
+TEST(run_readonly_slot_asks_no_write)
+{
+	struct page *pages[4];
+	bool writable = true;
+	int got;
+
+	shim.host.present = true;
+	slot.flags = KVM_MEM_READONLY;
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable);
+	ASSERT_EQ(got, 4);
+	ASSERT_FALSE(writable);
+	ASSERT_EQ(shim.gup_fast_flags, 0);
+	release_run(pages, got);
+}
+
+TEST(run_nothing_without_the_page)
+{
+	struct page *pages[4];
+	bool writable;
+
+	/* Absent, read-only PTE for a writable slot, PFNMAP: all fall back. */
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	shim.host.present = true;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	shim.host.pte_writable = true;
+	shim.host.vm_flags = VM_PFNMAP;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(shim.page_refs, 0);
+	ASSERT_EQ(shim.gup_calls, 0);
+}
+
+TEST(run_hugetlb_falls_back_with_no_reference)
+{
+	struct page *pages[4];
+	bool writable;
+
+	shim.host.present = true;
+	shim.host.pte_writable = true;
+	shim.host.vm_flags = VM_HUGETLB;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(shim.page_refs, 0);
+}
+
+TEST(run_invalid_slot)
+{
+	struct page *pages[4];
+	bool writable;
+
+	shim.host.present = true;
+	shim.host.pte_writable = true;
+	slot.flags = KVM_MEMSLOT_INVALID;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(shim.gup_fast_calls, 0);
+}
+
 int main(void)
 {
 	return test_run_all(setup, teardown);

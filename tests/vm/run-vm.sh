@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--stall) stall=$2; shift ;;
 	--retry-wedged) retry=1 ;;
-	--append) append=$2; shift ;;
+	--append) append="$append $2"; shift ;;
 	--plugin) plugin=(-plugin "$2"); shift ;;
 	--quiet) quiet=1 ;;
 	*) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;

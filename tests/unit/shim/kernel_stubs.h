@@ -473,6 +473,26 @@ static inline bool get_user_page_fast_only(unsigned long addr,
 	return true;
 }
 
+/* Fast GUP of a run: every page of the run behaves as shim.host says. */
+static inline int get_user_pages_fast_only(unsigned long start, int nr_pages,
+					   unsigned int gup_flags,
+					   struct page **pages)
+{
+	int i;
+
+	for (i = 0; i < nr_pages; i++)
+		if (!get_user_page_fast_only(start + i * PAGE_SIZE, gup_flags,
+					     &pages[i]))
+			break;
+	return i;
+}
+
+/* A page of a hugetlbfs mapping: every page, in a VM_HUGETLB "VMA". */
+static inline bool PageHuge(const struct page *page)
+{
+	return !!(shim.host.vm_flags & VM_HUGETLB);
+}
+
 static inline struct vm_area_struct *shim_vma_lookup(struct mm_struct *mm,
 						     unsigned long addr,
 						     const char *file, int line)

@@ -3,7 +3,10 @@
  * The x86 prefetch engine: after a fault is fixed, ask the VM's prefetch
  * policy for a window and map it with faults of origin KVM_PREFETCH_AUTO
  * through the regular fault path, so that locking, mmu_notifier retry and
- * memslot checks are the fault path's own.
+ * memslot checks are the fault path's own.  The batched engine
+ * (prefetch_batch.c) maps runs of the window in one go where it can do
+ * exactly what those faults would; the prefetch_engine parameter selects
+ * it ("batch", the default) or the faults alone ("fault").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +20,46 @@
 #include "tdp_mmu.h"
 #include "kvm_cache_regs.h"
 #include "prefetch_mmu.h"
+#include "prefetch_batch.h"
+
+enum prefetch_engine {
+	PREFETCH_ENGINE_BATCH,
+	PREFETCH_ENGINE_FAULT,
+};
+
+static const char *const prefetch_engine_names[] = {
+	[PREFETCH_ENGINE_BATCH]	= "batch",
+	[PREFETCH_ENGINE_FAULT]	= "fault",
+};
+
+static u32 prefetch_engine = PREFETCH_ENGINE_BATCH;
+
+static int prefetch_engine_set(const char *val, const struct kernel_param *kp)
+{
+	u32 e;
+
+	for (e = 0; e < ARRAY_SIZE(prefetch_engine_names); e++) {
+		if (sysfs_streq(val, prefetch_engine_names[e])) {
+			WRITE_ONCE(prefetch_engine, e);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int prefetch_engine_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  prefetch_engine_names[READ_ONCE(prefetch_engine)]);
+}
+
+static const struct kernel_param_ops prefetch_engine_ops = {
+	.set = prefetch_engine_set,
+	.get = prefetch_engine_get,
+};
+module_param_cb(prefetch_engine, &prefetch_engine_ops, NULL, 0644);
+MODULE_PARM_DESC(prefetch_engine,
+		 "How prefetch maps a window: batch or fault (one per page)");
 
 /**
  * kvm_arch_prefetch_supported() - can VMs use prefetch policies and
@@ -95,23 +138,35 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
  * an earlier window, came from there).  In both directions the first page
  * the host does not have ends the scan: a restore populates memory in
  * chunks, so the rest of the window would only fail the same way, one
- * GUP at a time.  Return the number of 4 KiB pages newly mapped.
+ * GUP at a time.  The batched engine, if selected, does the forward scan
+ * where it can; the backward one, rare in a restore, is always by faults.
+ * Return the number of 4 KiB pages newly mapped.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 			  gfn_t fault_start, u64 step)
 {
+	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
 	u64 mapped = 0, pages = step;
-	gfn_t gfn;
+	gfn_t gfn, next;
 	u8 level;
 
-	for (gfn = fault_start + step; gfn < end;
-	     gfn = ALIGN_DOWN(gfn, pages) + pages) {
+	gfn = fault_start + step;
+	while (gfn < end) {
+		/* The batch goes as far as it can; a fault does the next gfn. */
+		if (batch) {
+			next = kvm_mmu_prefetch_batch(vcpu, gfn, end, &mapped);
+			if (next != gfn) {
+				gfn = next;
+				continue;
+			}
+		}
 		res = prefetch_gfn(vcpu, gfn, &level, &mapped);
 		if (res == PREFETCH_ABSENT || res == PREFETCH_STOP)
 			break;
 		pages = res == PREFETCH_SKIPPED ? step :
 			KVM_PAGES_PER_HPAGE(level);
+		gfn = ALIGN_DOWN(gfn, pages) + pages;
 		cond_resched();
 	}
 	if (res == PREFETCH_STOP)

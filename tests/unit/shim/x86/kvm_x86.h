@@ -137,6 +137,8 @@ static struct {
 	int nr_faults;
 	int nr_walks;		/* kvm_tdp_mmu_get_walk() */
 	int walks[SIM_PAGES];	/* ... per frame */
+	gfn_t batch_until;	/* the batched engine maps up to here */
+	int batch_calls;	/* kvm_mmu_prefetch_batch() */
 } x86_sim;
 
 static bool tdp_enabled;

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The batched prefetch engine: map a run of a window's gfns with one
+ * mmu_notifier snapshot, one fast GUP of the run, and one mmu_lock read
+ * section that walks once to each last-level page table and installs the
+ * missing leaf SPTEs, instead of one full fault per page.
+ *
+ * It maps exactly what the per-page engine (AUTO faults, mmu/prefetch.c)
+ * would: prefetch SPTEs (not accessed), writable as the host mapping and
+ * the memslot allow, at the level the fault path would pick, never over a
+ * present SPTE.  What it cannot do the same way it leaves to the per-page
+ * engine by stopping there: pages fast GUP does not get (absent, read-only
+ * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
+ * have private memory or honour guest MTRRs or split NX huge pages, a
+ * missing page table, a racing invalidation or SPTE change, an obsolete
+ * root, a pending vCPU request or signal.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kvm_host.h>
+#include <kvm/prefetch.h>
+#include <linux/sched/signal.h>
+
+#include "mmu.h"
+#include "mmu_internal.h"
+#include "spte.h"
+#include "tdp_iter.h"
+#include "tdp_mmu.h"
+#include "prefetch_mmu.h"
+#include "prefetch_batch.h"
+
+/* Pages one batch gets with one fast GUP; the array is on the stack. */
+#define PREFETCH_BATCH_PAGES	64
+
+struct prefetch_batch {
+	struct kvm_vcpu *vcpu;
+	struct kvm_memory_slot *slot;
+	gfn_t gfn;		/* the gfn of pages[0] */
+	int nr;			/* pages got */
+	bool writable;		/* the host and the memslot allow writes */
+	gfn_t next;		/* what is done ends here */
+	u64 mapped;		/* 4 KiB pages newly mapped */
+	struct page *pages[PREFETCH_BATCH_PAGES];
+};
+
+/*
+ * Can the batch map like the fault path here?  Not if the fault path's
+ * level depends on more than the host mapping and the memslot (guest
+ * MTRRs, split NX huge pages), nor if a gfn may be private.
+ */
+static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
+{
+	struct kvm *kvm = vcpu->kvm;
+
+	return !kvm_arch_has_noncoherent_dma(kvm) &&
+	       !is_nx_huge_page_enabled(kvm) &&
+	       !kvm_mmu_prefetch_may_be_private(kvm) &&
+	       !kvm_request_pending(vcpu) && !signal_pending(current);
+}
+
+/* The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(). */
+static int prefetch_batch_level(struct prefetch_batch *b, gfn_t gfn)
+{
+	return kvm_mmu_max_mapping_level(b->vcpu->kvm, b->slot, gfn,
+					 KVM_MAX_HUGEPAGE_LEVEL);
+}
+
+/*
+ * Install a prefetch SPTE at @iter for the page of @gfn (a gfn of the
+ * batch inside the SPTE's range).  Return false if another thread changed
+ * the SPTE first.
+ */
+static bool prefetch_batch_install(struct prefetch_batch *b,
+				   struct tdp_iter *iter, gfn_t gfn)
+{
+	struct kvm_mmu_page *sp = sptep_to_sp(rcu_dereference(iter->sptep));
+	u64 pages = KVM_PAGES_PER_HPAGE(iter->level);
+	kvm_pfn_t pfn;
+	u64 new_spte;
+
+	/* The fault path maps a huge page from its first pfn. */
+	pfn = page_to_pfn(b->pages[gfn - b->gfn]) & ~(pages - 1);
+	make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
+		  iter->old_spte, true, true, b->writable, &new_spte);
+	if (kvm_tdp_mmu_prefetch_set_spte(b->vcpu->kvm, iter, new_spte))
+		return false;
+	b->mapped += pages;
+	return true;
+}
+
+/*
+ * Walk [b->gfn, b->gfn + b->nr) of @root once, with mmu_lock held for
+ * read, and map what is missing.  b->next ends up at the first gfn the
+ * walk did not settle.
+ */
+static void prefetch_batch_walk(struct prefetch_batch *b,
+				struct kvm_mmu_page *root)
+{
+	gfn_t end = b->gfn + b->nr, skip = 0, gfn;
+	struct tdp_iter iter;
+	u64 pages;
+
+	rcu_read_lock();
+	for_each_tdp_pte(iter, root, b->gfn, end) {
+		pages = KVM_PAGES_PER_HPAGE(iter.level);
+		gfn = max(iter.gfn, b->gfn);
+		if (gfn < skip)
+			continue;
+		if (kvm_mmu_prefetch_spte_frozen(iter.old_spte))
+			break;
+		if (is_shadow_present_pte(iter.old_spte)) {
+			/*
+			 * A leaf maps it already.  A table where the fault
+			 * path would map a huge page: a prefetch does not
+			 * replace it, so leave all of it alone.
+			 */
+			if (is_last_spte(iter.old_spte, iter.level) ||
+			    (iter.level > PG_LEVEL_4K &&
+			     iter.level <= KVM_MAX_HUGEPAGE_LEVEL &&
+			     prefetch_batch_level(b, gfn) >= iter.level)) {
+				skip = iter.gfn + pages;
+				b->next = skip;
+			}
+			continue;
+		}
+		/* Not mapped, at the fault path's level or too high. */
+		if (iter.level > PG_LEVEL_4K &&
+		    prefetch_batch_level(b, gfn) < iter.level)
+			break;	/* a missing table: the fault path makes it */
+		if (!prefetch_batch_install(b, &iter, gfn))
+			break;
+		skip = iter.gfn + pages;
+		b->next = skip;
+	}
+	rcu_read_unlock();
+}
+
+/* One batch of at most PREFETCH_BATCH_PAGES from @gfn, below @end. */
+static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
+{
+	struct kvm *kvm = b->vcpu->kvm;
+	struct kvm_mmu_page *root;
+	unsigned long mmu_seq;
+	int i;
+
+	b->slot = kvm_vcpu_gfn_to_memslot(b->vcpu, b->gfn);
+	if (!kvm_prefetch_slot_allowed(b->slot))
+		return;
+	end = min(end, b->slot->base_gfn + b->slot->npages);
+
+	mmu_seq = kvm->mmu_invalidate_seq;
+	/*
+	 * The sequence before the host page tables GUP reads, as in the
+	 * fault path, so that mmu_invalidate_retry() catches an
+	 * invalidation of any page GUP got.
+	 */
+	smp_rmb();
+
+	b->nr = kvm_prefetch_gfn_run_to_pages(b->slot, b->gfn,
+					      min_t(u64, end - b->gfn,
+						    PREFETCH_BATCH_PAGES),
+					      b->pages, &b->writable);
+	if (!b->nr)
+		return;
+
+	read_lock(&kvm->mmu_lock);
+	root = kvm_mmu_prefetch_root(b->vcpu);
+	if (root && !mmu_invalidate_retry(kvm, mmu_seq))
+		prefetch_batch_walk(b, root);
+	read_unlock(&kvm->mmu_lock);
+
+	for (i = 0; i < b->nr; i++)
+		kvm_release_pfn_clean(page_to_pfn(b->pages[i]));
+}
+
+/**
+ * kvm_mmu_prefetch_batch() - map a run of a window with the batched engine
+ * @vcpu: the vCPU whose fault opened the window, with kvm->srcu held
+ * @gfn: where the per-page engine's forward scan is
+ * @end: the end of the window
+ * @mapped: incremented by the number of 4 KiB pages newly mapped
+ *
+ * Map what is missing from @gfn on, batch by batch, as the per-page
+ * engine would, until a gfn it cannot handle.
+ *
+ * Return: that gfn, where the per-page engine goes on (@gfn if nothing
+ * was done), or a gfn at or past @end.
+ */
+u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 gfn, u64 end,
+			   u64 *mapped)
+{
+	struct prefetch_batch b = { .vcpu = vcpu };
+
+	while (gfn < end && prefetch_batch_vm_ok(vcpu)) {
+		b.gfn = gfn;
+		b.next = gfn;
+		b.nr = 0;
+		b.mapped = 0;
+		prefetch_batch_run(&b, end);
+		*mapped += b.mapped;
+		if (b.next == gfn)
+			break;
+		gfn = b.next;
+		cond_resched();
+	}
+	return gfn;
+}
