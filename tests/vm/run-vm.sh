@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|Kernel panic|INFO: rcu|rcu_.*stall|self-detected stall|possible recursive locking|circular locking|lockdep|UBSAN|KASAN|refcount_t:|list_add corruption|list_del corruption'
+SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|Kernel panic|INFO: rcu|rcu_.*stall|self-detected stall|possible recursive locking|circular locking|lockdep|UBSAN|KASAN|refcount_t:|list_add corruption|list_del corruption|suspicious RCU usage|inconsistent lock state|DEBUG_LOCKS_WARN_ON|bad unlock balance|held lock freed|lock held when returning|sleeping function called from invalid context|scheduling while atomic|context switch within RCU read-side|KFENCE: |new suspected memory leak|unreferenced object'
 
 mkdir -p "$(dirname "$log")"
 start=$(date +%s)
