@@ -242,7 +242,7 @@ check:
 # whole of Debian's tree, built as a debug kernel (lockdep, PROVE_RCU,
 # KASAN, KFENCE, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak), booted in the
 # test VM with the in-VM tests (scripts/check-debug.sh, tests/debug/).
-# The kernel is cached by the hash of tree and config.  PLANT=<name>
+# The kernel is cached by the hash of tree and config.  PLANT="<name>..."
 # applies tests/debug/plants/<name>.patch on top; TESTS="a b" runs a
 # subset.  A full run without PLANT refreshes tests/debug/last-run.txt.
 # 6.1 only.  Not part of `make check` (see README).
@@ -254,7 +254,7 @@ check-debug: patches
 	@mkdir -p $(RESULTS)
 	@TOP=$(TOP) BUILD=$(BUILD) SRC_PKG=$(SRC_PKG) SRC_VERSION=$(SRC_VERSION) \
 		SRC_TARBALL=$(SRC_TARBALL) PRISTINE=$(PRISTINE) \
-		VMDIR=$(DEBUG_VMDIR) PLANT=$(PLANT) TESTS="$(TESTS)" \
+		VMDIR=$(DEBUG_VMDIR) PLANT="$(PLANT)" TESTS="$(TESTS)" \
 		RECORD=$(if $(TESTS)$(PLANT),,$(TOP)/tests/debug/last-run.txt) \
 		scripts/check-debug.sh | tee $(RESULTS)/check-debug.txt
 

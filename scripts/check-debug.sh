@@ -21,8 +21,8 @@
 #
 # Environment (from the Makefile): TOP, BUILD, SRC_PKG, SRC_VERSION,
 # SRC_TARBALL, PRISTINE (the extracted pristine KVM directories), VMDIR
-# (the test programs are in VMDIR/tests); optional PLANT (a file
-# tests/debug/plants/<PLANT>.patch applied on top of the series), TESTS
+# (the test programs are in VMDIR/tests); optional PLANT (names of files
+# tests/debug/plants/<name>.patch applied on top of the series), TESTS
 # (in-VM programs to run), RECORD (a file to write the run's record to).
 
 set -eo pipefail
@@ -75,12 +75,12 @@ if [ "$(cat "$D/series.id" 2>/dev/null)" != "$series_id" ]; then
 	echo "$series_id" > "$D/series.id"
 fi
 say "base $(git -C "$SRC" rev-parse --short kp-base), series $(git -C "$SRC" rev-parse --short HEAD) ($(git -C "$SRC" rev-list --count kp-base..HEAD) commits)"
-if [ -n "${PLANT:-}" ]; then
-	p=$TOP/tests/debug/plants/$PLANT.patch
+for plant in ${PLANT:-}; do
+	p=$TOP/tests/debug/plants/$plant.patch
 	[ -e "$p" ] || { echo "check-debug: no plant $p" >&2; exit 1; }
 	git -C "$SRC" apply "$p"
-	say "PLANT=$PLANT applied: $(git -C "$SRC" diff --stat HEAD | tail -n1)"
-fi
+	say "plant $plant applied: $(git -C "$SRC" diff --stat HEAD | tail -n1)"
+done
 
 # 3. The config, regenerated in its own directory; the build's .config
 # is replaced only when it differs, so that kbuild rebuilds nothing.
@@ -157,6 +157,7 @@ rc=0
 	--append "$append" | tee "$VMDIR/result.txt" || rc=1
 
 # The record: what ran on which kernel, and what the checkers said.
+# (Quietly: the run's last line stays run-vm.sh's count.)
 if [ -n "${RECORD:-}" ] && [ -z "${PLANT:-}" ]; then
 	clean=$log.clean
 	{
@@ -177,6 +178,5 @@ if [ -n "${RECORD:-}" ] && [ -z "${PLANT:-}" ]; then
 		echo "## Result"
 		tail -n1 "$VMDIR/result.txt"
 	} > "$RECORD"
-	say "record written to $RECORD"
 fi
 exit $rc
