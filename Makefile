@@ -11,6 +11,7 @@
 #   make demo      a short, readable tour (README's main command)
 #   make cost      instruction counts of the fault path (tests/cost/cost.mk)
 #   make patches   our change as a format-patch series against Debian's source
+#   make check-debug  the series in a full debug kernel (lockdep, KASAN, ...)
 #   make clean
 #
 # The recipes that are more than a few lines are scripts in scripts/;
@@ -20,7 +21,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 .PHONY: all deps modules unit vm-test check demo patches clean static \
-	tests-vm initramfs versions overlay uapi policy-modules
+	tests-vm initramfs versions overlay uapi policy-modules check-debug
 
 TOP	:= $(CURDIR)
 
@@ -250,6 +251,28 @@ check:
 	@$(MAKE) --no-print-directory KERNEL=6.12 modules static vm-test selftests
 	@scripts/check-summary.sh 6.1=$(TOP)/build/results \
 		6.12=$(TOP)/build/6.12/results
+
+# ---------------------------------------------------------------- debug
+
+# make check-debug: the `make patches` series applied with git am to the
+# whole of Debian's tree, built as a debug kernel (lockdep, PROVE_RCU,
+# KASAN, KFENCE, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak), booted in the
+# test VM with the in-VM tests (scripts/check-debug.sh, tests/debug/).
+# The kernel is cached by the hash of tree and config.  PLANT="<name>..."
+# applies tests/debug/plants/<name>.patch on top; TESTS="a b" runs a
+# subset.  A full run without PLANT refreshes tests/debug/last-run.txt.
+# 6.1 only.  Not part of `make check` (see README).
+DEBUG_VMDIR := $(BUILD)/debug/vm
+PLANT ?=
+check-debug: patches
+	@[ "$(KERNEL)" = 6.1 ] || { echo "check-debug: KERNEL=6.1 only" >&2; exit 1; }
+	@$(MAKE) --no-print-directory NOBUILD=1 VMDIR=$(DEBUG_VMDIR) tests-vm
+	@mkdir -p $(RESULTS)
+	@TOP=$(TOP) BUILD=$(BUILD) SRC_PKG=$(SRC_PKG) SRC_VERSION=$(SRC_VERSION) \
+		SRC_TARBALL=$(SRC_TARBALL) PRISTINE=$(PRISTINE) \
+		VMDIR=$(DEBUG_VMDIR) PLANT="$(PLANT)" TESTS="$(TESTS)" \
+		RECORD=$(if $(TESTS)$(PLANT),,$(TOP)/tests/debug/last-run.txt) \
+		scripts/check-debug.sh | tee $(RESULTS)/check-debug.txt
 
 # ---------------------------------------------------------------- patches
 

@@ -46,7 +46,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|Kernel panic|INFO: rcu|rcu_.*stall|self-detected stall|possible recursive locking|circular locking|lockdep|UBSAN|KASAN|refcount_t:|list_add corruption|list_del corruption'
+SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|Kernel panic|INFO: rcu|rcu_.*stall|self-detected stall|possible recursive locking|circular locking|lockdep|UBSAN|KASAN|refcount_t:|list_add corruption|list_del corruption|suspicious RCU usage|inconsistent lock state|DEBUG_LOCKS_WARN_ON|bad unlock balance|held lock freed|lock held when returning|sleeping function called from invalid context|scheduling while atomic|context switch within RCU read-side|KFENCE: |new suspected memory leak|unreferenced object'
+# Lines that match SPLAT but are no report (tests/vm/init has the same).
+BENIGN='RCU lockdep checking is enabled'
 
 mkdir -p "$(dirname "$log")"
 start=$(date +%s)
@@ -123,7 +125,7 @@ if [ -n "$verdict" ]; then
 fi
 
 tr -d '\r' < "$log" > "$log.clean"
-awk -v splat="$SPLAT" -v qemu_rc="$qemu_rc" -v secs="$secs" \
+awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" \
     -v wedged="$([ -n "$verdict" ] && echo 1 || echo 0)" -v retry="$retry" \
     -v need_tests="$([ "$mode" = test ] && echo 1 || echo 0)" '
 	/^PASS: / { pass++ }
@@ -138,7 +140,7 @@ awk -v splat="$SPLAT" -v qemu_rc="$qemu_rc" -v secs="$secs" \
 		}
 	}
 	/^@@DONE/ { done = 1 }
-	$0 ~ splat { splats++; if (splats <= 20) print "splat: " $0 }
+	$0 ~ splat && $0 !~ benign { splats++; if (splats <= 20) print "splat: " $0 }
 	END {
 		if (!done && wedged && retry && fail == 0 && !splats) {
 			print "run-vm: WEDGED: the guest stopped without a failed test; retrying once"
