@@ -10,7 +10,7 @@
 # measures).
 #
 #   make cost [COST_RUNS=2] [COST_PAGES=2048:4096]
-#             [COST_CFGS=stock:none:auto-8:auto-512]
+#             [COST_CFGS=stock:none:auto-8:auto-512] [ENGINE=batch|fault]
 #
 # "make cost-publish" copies the results to tests/cost/results/ (6.1) or
 # tests/cost/results/<base>/.
@@ -59,6 +59,7 @@ cost: cost-deps initramfs
 			--log $(COST_OUT)/cost-$$i.log --timeout $(COST_TIMEOUT) \
 			--plugin $(COST_PLUGIN),out=$(COST_OUT)/meter-$$i.txt \
 			--append "kp.cost=pages=$(COST_PAGES),cfgs=$(COST_CFGS)" \
+			$(if $(ENGINE),--append "kp.engine=$(ENGINE)") \
 			|| rc=$$?; \
 	done; \
 	$(MAKE) --no-print-directory cost-report || rc=1; \
