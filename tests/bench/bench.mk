@@ -24,7 +24,7 @@
 # made from (python3 tests/bench/report.py --log bench-lines.txt remakes
 # them), to tests/bench/results/ (6.1) or tests/bench/results/<base>/.
 
-.PHONY: bench bench-bin bench-deps bench-report bench-publish
+.PHONY: bench bench-bin bench-deps bench-report bench-publish python3-dep
 
 BENCH_OUT	?= $(BUILD)/bench
 BENCH_RUNS	?= 5
@@ -56,12 +56,15 @@ ifneq ($(filter bench,$(MAKECMDGOALS)),)
 initramfs: bench-bin
 endif
 
-bench-deps: deps
+# The reports of make bench and make cost are Python scripts.
+python3-dep: deps
 	@command -v python3 >/dev/null || { \
-		[ "$$(id -u)" = 0 ] || { echo "bench: python3 missing and not root" >&2; exit 1; }; \
+		[ "$$(id -u)" = 0 ] || { echo "$@: python3 missing and not root" >&2; exit 1; }; \
 		apt-get update -qq; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends python3 >/dev/null; }
+
+bench-deps: python3-dep
 	@command -v gnuplot >/dev/null || { echo "bench: gnuplot missing (make deps)" >&2; exit 1; }
 
 bench: bench-deps initramfs

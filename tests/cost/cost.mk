@@ -43,12 +43,7 @@ ifneq ($(filter cost,$(MAKECMDGOALS)),)
 initramfs: cost-bin
 endif
 
-cost-deps: deps
-	@command -v python3 >/dev/null || { \
-		[ "$$(id -u)" = 0 ] || { echo "cost: python3 missing and not root" >&2; exit 1; }; \
-		apt-get update -qq; \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends python3 >/dev/null; }
+cost-deps: python3-dep
 
 cost: cost-deps initramfs
 	@$(MAKE) --no-print-directory $(COST_PLUGIN)
