@@ -13,7 +13,7 @@
  * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
  * have private memory or honour guest MTRRs or split NX huge pages, a
  * missing page table, a racing invalidation or SPTE change, an obsolete
- * root, a pending vCPU request or signal.
+ * root, a pending signal.
  *
  * Per page it does no more than it must: the SPTE of a 4 KiB page is the
  * batch's first one with the page's pfn (make_spte() depends on the pfn
@@ -65,7 +65,7 @@ static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
 	return !kvm_arch_has_noncoherent_dma(kvm) &&
 	       !is_nx_huge_page_enabled(kvm) &&
 	       !kvm_mmu_prefetch_may_be_private(kvm) &&
-	       !kvm_request_pending(vcpu) && !signal_pending(current);
+	       !signal_pending(current);
 }
 
 /* The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(). */
