@@ -34,30 +34,13 @@ static const char *const prefetch_engine_names[] = {
 
 static u32 prefetch_engine = PREFETCH_ENGINE_BATCH;
 
-static int prefetch_engine_set(const char *val, const struct kernel_param *kp)
-{
-	u32 e;
-
-	for (e = 0; e < ARRAY_SIZE(prefetch_engine_names); e++) {
-		if (sysfs_streq(val, prefetch_engine_names[e])) {
-			WRITE_ONCE(prefetch_engine, e);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int prefetch_engine_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n",
-			  prefetch_engine_names[READ_ONCE(prefetch_engine)]);
-}
-
-static const struct kernel_param_ops prefetch_engine_ops = {
-	.set = prefetch_engine_set,
-	.get = prefetch_engine_get,
+static const struct kvm_prefetch_param_choice prefetch_engine_choice = {
+	.names	= prefetch_engine_names,
+	.nr	= ARRAY_SIZE(prefetch_engine_names),
+	.val	= &prefetch_engine,
 };
-module_param_cb(prefetch_engine, &prefetch_engine_ops, NULL, 0644);
+module_param_cb(prefetch_engine, &kvm_prefetch_param_choice_ops,
+		(void *)&prefetch_engine_choice, 0644);
 MODULE_PARM_DESC(prefetch_engine,
 		 "How prefetch maps a window: batch or fault (one per page)");
 
