@@ -248,14 +248,18 @@ int kvm_mmu_pre_fault_begin(struct kvm_vcpu *vcpu, gpa_t gpa)
 /**
  * kvm_mmu_prefetch_faultin_pfn() - kvm_faultin_pfn() for an AUTO fault
  * @vcpu: the vCPU
- * @fault: an AUTO fault in a memslot kvm_prefetch_slot_allowed() accepts
+ * @fault: an AUTO fault in a user memslot
  *
  * Return: RET_PF_CONTINUE with fault->pfn set, or RET_PF_RETRY (do not map)
- * if the host page is not there without waiting or faulting it in.
+ * if kvm_prefetch_slot_allowed() refuses the memslot (dirty-logged,
+ * invalid) or the host page is not there without waiting or faulting it
+ * in.
  */
 int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 				 struct kvm_page_fault *fault)
 {
+	if (!kvm_prefetch_slot_allowed(fault->slot))
+		return RET_PF_RETRY;
 	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
 					     kvm_prefetch_vm_gup(vcpu->kvm),
 					     &fault->map_writable, &fault->hva);
