@@ -58,6 +58,7 @@ cost: cost-deps initramfs
 			--log $(COST_OUT)/cost-$$i.log --timeout $(COST_TIMEOUT) \
 			--plugin $(COST_PLUGIN),out=$(COST_OUT)/meter-$$i.txt$(if $(COST_PROF),$(comma)prof=$(COST_OUT)/prof-$$i.txt) \
 			--append "kp.cost=pages=$(COST_PAGES),cfgs=$(COST_CFGS)$(if $(COST_PROF),$(comma)syms=1)" \
+			--append "nohz_full=$$(( $${KP_SMP:-2} - 1 ))" \
 			$(if $(ENGINE),--append "kp.engine=$(ENGINE)") \
 			|| rc=$$?; \
 	done; \

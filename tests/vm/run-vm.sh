@@ -140,6 +140,9 @@ awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" 
 		}
 	}
 	/^@@DONE/ { done = 1 }
+	# make cost COST_PROF=1 prints the kernel symbol names, some of
+	# which look like a report ("lockdep_assert_...").
+	/^@@COSTSYM / { next }
 	$0 ~ splat && $0 !~ benign { splats++; if (splats <= 20) print "splat: " $0 }
 	END {
 		if (!done && wedged && retry && fail == 0 && !splats) {
