@@ -10,10 +10,10 @@
 #include <linux/errno.h>
 #include <linux/kvm_prefetch.h>
 #include <linux/kvm_types.h>
+#include <linux/moduleparam.h>
 
 struct kvm_vcpu;
 struct kvm_memory_slot;
-struct kernel_param_ops;
 
 #ifdef CONFIG_KVM_GENERIC_PREFETCH
 
