@@ -12,7 +12,7 @@
  * engine by stopping there: pages fast GUP does not get (absent, read-only
  * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
  * have private memory or honour guest MTRRs or split NX huge pages, a
- * missing page table, a racing invalidation or SPTE change, an obsolete
+ * missing page table, a racing invalidation or SPTE change, an invalid
  * root, a pending signal.
  *
  * Per page it does no more than it must: the SPTE of a 4 KiB page is the
