@@ -77,6 +77,6 @@ cost-publish:
 	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_OUT)/raw.csv \
 		$(COST_PUB)/
 	for i in $$(seq 1 $(COST_RUNS)); do \
-		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | tr -d '\r' \
+		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | grep -av '@@COSTSYM' | tr -d '\r' \
 			> $(COST_PUB)/cost-lines-$$i.txt; \
 	done
