@@ -69,6 +69,17 @@ static uint64_t bins[NR_BINS];
 static uint64_t nr_snaps;
 static FILE *out;
 
+/* The profile's non-zero counters of [start, start + size). */
+static void prof_dump(const uint64_t *ctr, uint64_t start, uint64_t size)
+{
+	uint64_t i;
+
+	for (i = 0; i < (size >> PROF_SHIFT); i++)
+		if (ctr[i])
+			fprintf(prof, "F %" PRIx64 " %" PRIu64 "\n",
+				start + (i << PROF_SHIFT), ctr[i]);
+}
+
 static void snapshot(unsigned int vcpu_index, void *udata)
 {
 	uint64_t i;
@@ -83,18 +94,8 @@ static void snapshot(unsigned int vcpu_index, void *udata)
 	fflush(out);
 	if (prof) {
 		fprintf(prof, "P %" PRIu64 "\n", nr_snaps);
-		for (i = 0; i < (PROF_CORE_SIZE >> PROF_SHIFT); i++)
-			if (prof_core[i])
-				fprintf(prof, "F %" PRIx64 " %" PRIu64 "\n",
-					(uint64_t)(PROF_CORE_START +
-						   (i << PROF_SHIFT)),
-					prof_core[i]);
-		for (i = 0; i < (PROF_MOD_SIZE >> PROF_SHIFT); i++)
-			if (prof_mod[i])
-				fprintf(prof, "F %" PRIx64 " %" PRIu64 "\n",
-					(uint64_t)(MOD_START +
-						   (i << PROF_SHIFT)),
-					prof_mod[i]);
+		prof_dump(prof_core, PROF_CORE_START, PROF_CORE_SIZE);
+		prof_dump(prof_mod, MOD_START, PROF_MOD_SIZE);
 		fflush(prof);
 	}
 	nr_snaps++;

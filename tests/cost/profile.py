@@ -17,12 +17,9 @@ instructions per prefetched page (per guest fault) by function.
 import argparse
 import bisect
 import collections
-import re
 import sys
 
-
-def kv(line):
-    return dict(re.findall(r'(\w+)=(\S+)', line))
+from report import kv
 
 
 def read_prof(path):
