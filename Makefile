@@ -256,21 +256,31 @@ check:
 
 # make check-debug: the `make patches` series applied with git am to the
 # whole of Debian's tree, built as a debug kernel (lockdep, PROVE_RCU,
-# KASAN, KFENCE, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak), booted in the
-# test VM with the in-VM tests (scripts/check-debug.sh, tests/debug/).
-# The kernel is cached by the hash of tree and config.  PLANT="<name>..."
-# applies tests/debug/plants/<name>.patch on top; TESTS="a b" runs a
-# subset.  A full run without PLANT refreshes tests/debug/last-run.txt.
+# KASAN, KFENCE, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak), booted twice
+# in the test VM: the in-VM tests, then KVM's selftests (stock modules,
+# then ours) (scripts/check-debug.sh, tests/debug/).  The kernel is
+# cached by the hash of tree and config.  PLANT="<name>..." applies
+# tests/debug/plants/<name>.patch on top; TESTS="a b" runs a subset
+# (in-VM programs and/or selftests).  A full run without PLANT or TESTS
+# refreshes tests/debug/last-run.txt.  The debug kernel is slower: a
+# selftest gets DEBUG_ST_TIMEOUT s (SELFTESTS_TIMEOUT on the command line
+# wins), the selftests boot DEBUG_ST_VM_TIMEOUT s (or ST_VM_TIMEOUT).
 # 6.1 only.  Not part of `make check` (see README).
 DEBUG_VMDIR := $(BUILD)/debug/vm
 PLANT ?=
-check-debug: patches
+DEBUG_ST_TIMEOUT ?= 600
+DEBUG_ST_VM_TIMEOUT ?= 10800
+override_from = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
+check-debug: patches selftests-build
 	@[ "$(KERNEL)" = 6.1 ] || { echo "check-debug: KERNEL=6.1 only" >&2; exit 1; }
 	@$(MAKE) --no-print-directory NOBUILD=1 VMDIR=$(DEBUG_VMDIR) tests-vm
 	@mkdir -p $(RESULTS)
 	@TOP=$(TOP) BUILD=$(BUILD) SRC_PKG=$(SRC_PKG) SRC_VERSION=$(SRC_VERSION) \
 		SRC_TARBALL=$(SRC_TARBALL) PRISTINE=$(PRISTINE) \
 		VMDIR=$(DEBUG_VMDIR) PLANT="$(PLANT)" TESTS="$(TESTS)" \
+		ST_BIN=$(ST_OUT)/bin ST_KNOWN=$(TOP)/$(ST_KNOWN) \
+		SELFTESTS_TIMEOUT=$(call override_from,SELFTESTS_TIMEOUT,$(DEBUG_ST_TIMEOUT)) \
+		ST_VM_TIMEOUT=$(call override_from,ST_VM_TIMEOUT,$(DEBUG_ST_VM_TIMEOUT)) \
 		RECORD=$(if $(TESTS)$(PLANT),,$(TOP)/tests/debug/last-run.txt) \
 		scripts/check-debug.sh | tee $(RESULTS)/check-debug.txt
 

@@ -479,36 +479,49 @@ module_param_cb(prefetch_nr_pages, &prefetch_nr_pages_ops,
 MODULE_PARM_DESC(prefetch_nr_pages,
 		 "Prefetch window in 4 KiB pages of VMs that choose none, unless their policy declares its own (0 and 1: none)");
 
-static const char *const prefetch_gup_names[] = {
-	[KVM_PREFETCH_GUP_NOFAULT]	= "nofault",
-	[KVM_PREFETCH_GUP_FAST_ONLY]	= "fast",
-};
-
-static int prefetch_gup_set(const char *val, const struct kernel_param *kp)
+/*
+ * A module parameter that is one of a list of names (kp->arg is a struct
+ * kvm_prefetch_param_choice): prefetch_gup here, the engine's
+ * prefetch_engine.
+ */
+static int prefetch_choice_set(const char *val, const struct kernel_param *kp)
 {
-	u32 gup;
+	const struct kvm_prefetch_param_choice *c = kp->arg;
+	u32 i;
 
-	for (gup = 0; gup < ARRAY_SIZE(prefetch_gup_names); gup++) {
-		if (prefetch_gup_names[gup] &&
-		    sysfs_streq(val, prefetch_gup_names[gup])) {
-			WRITE_ONCE(prefetch_gup, gup);
+	for (i = 0; i < c->nr; i++) {
+		if (c->names[i] && sysfs_streq(val, c->names[i])) {
+			WRITE_ONCE(*c->val, i);
 			return 0;
 		}
 	}
 	return -EINVAL;
 }
 
-static int prefetch_gup_get(char *buf, const struct kernel_param *kp)
+static int prefetch_choice_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n",
-			  prefetch_gup_names[READ_ONCE(prefetch_gup)]);
+	const struct kvm_prefetch_param_choice *c = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", c->names[READ_ONCE(*c->val)]);
 }
 
-static const struct kernel_param_ops prefetch_gup_ops = {
-	.set = prefetch_gup_set,
-	.get = prefetch_gup_get,
+const struct kernel_param_ops kvm_prefetch_param_choice_ops = {
+	.set = prefetch_choice_set,
+	.get = prefetch_choice_get,
 };
-module_param_cb(prefetch_gup, &prefetch_gup_ops, NULL, 0644);
+
+static const char *const prefetch_gup_names[] = {
+	[KVM_PREFETCH_GUP_NOFAULT]	= "nofault",
+	[KVM_PREFETCH_GUP_FAST_ONLY]	= "fast",
+};
+
+static const struct kvm_prefetch_param_choice prefetch_gup_choice = {
+	.names	= prefetch_gup_names,
+	.nr	= ARRAY_SIZE(prefetch_gup_names),
+	.val	= &prefetch_gup,
+};
+module_param_cb(prefetch_gup, &kvm_prefetch_param_choice_ops,
+		(void *)&prefetch_gup_choice, 0644);
 MODULE_PARM_DESC(prefetch_gup,
 		 "How prefetch gets host pages for new VMs: nofault or fast");
 

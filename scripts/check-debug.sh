@@ -17,17 +17,26 @@
 #     Everything the VM needs is kept in build/debug/kernel-<key>, <key>
 #     the hash of the tree (with a plant, if any) and the .config: a run
 #     that finds it does not build.
-#  4. tests/vm/mkinitramfs.sh and tests/vm/run-vm.sh, as `make vm-test`.
+#  4. Two boots of that kernel, each with the kernel log checked after
+#     every program: the in-VM tests (--mode test, as `make vm-test`) and
+#     KVM's own selftests (--mode selftests, as `make selftests`: stock
+#     modules, then ours, judged by tests/selftests/compare.sh).
+#  5. The last line sums both: "N passed, N failed, N skipped"
+#     (scripts/check-summary.sh over $D/results).
 #
 # Environment (from the Makefile): TOP, BUILD, SRC_PKG, SRC_VERSION,
 # SRC_TARBALL, PRISTINE (the extracted pristine KVM directories), VMDIR
-# (the test programs are in VMDIR/tests); optional PLANT (names of files
+# (the test programs are in VMDIR/tests), ST_BIN (the selftests built by
+# `make selftests-build`), ST_KNOWN (their tcg-known-failures.txt),
+# SELFTESTS_TIMEOUT (per selftest, s), ST_VM_TIMEOUT (the selftests
+# boot, s); optional PLANT (names of files
 # tests/debug/plants/<name>.patch applied on top of the series), TESTS
-# (in-VM programs to run), RECORD (a file to write the run's record to).
+# (in-VM programs and/or selftests to run; a boot with none of them is
+# left out), RECORD (a file to write the run's record to).
 
 set -eo pipefail
 : "${TOP:?}" "${BUILD:?}" "${SRC_PKG:?}" "${SRC_VERSION:?}" "${SRC_TARBALL:?}"
-: "${PRISTINE:?}" "${VMDIR:?}"
+: "${PRISTINE:?}" "${VMDIR:?}" "${ST_BIN:?}" "${ST_KNOWN:?}"
 D=$BUILD/debug
 SRC=$D/linux
 OBJ=$D/obj
@@ -35,6 +44,12 @@ FRAG=$TOP/tests/debug/debug.config
 J=${JOBS:-$(nproc)}
 
 say() { echo "check-debug: $*"; }
+# How long the kernel in $K took to build, and whether from scratch
+# (build-kind: cold, incremental; absent in kernels built before it was
+# recorded).
+built() {
+	echo "$(cat "$K/build-secs") s${1:-}$(sed 's/^/, /' "$K/build-kind" 2>/dev/null)"
+}
 
 # 1. The pristine base, committed once per Debian version.
 base_subject="Debian $SRC_PKG $SRC_VERSION (pristine)"
@@ -108,9 +123,17 @@ key=$( { git -C "$SRC" rev-parse 'HEAD^{tree}'; git -C "$SRC" diff HEAD;
 	cat "$OBJ/.config"; } | sha256sum | cut -c1-12)
 K=$D/kernel-$key
 if [ -e "$K/.done" ]; then
-	say "kernel $key: cached in $K, not rebuilt (built in $(cat "$K/build-secs") s)"
+	say "kernel $key: cached in $K, not rebuilt (built in $(built))"
 else
-	say "kernel $key: building (make -j$J bzImage modules)"
+	# Cold: an object directory with nothing built in it yet.
+	if [ -z "$(find "$OBJ" -name '*.o' -print -quit)" ]; then
+		kind=cold
+	elif [ -e "$OBJ/vmlinux" ]; then
+		kind=incremental
+	else
+		kind="resumed (an interrupted build's objects)"
+	fi
+	say "kernel $key: building (make -j$J bzImage modules, $kind)"
 	t0=$(date +%s)
 	make -s -C "$SRC" O="$OBJ" -j"$J" bzImage modules
 	# Debian's pristine KVM, built against this kernel exactly as
@@ -138,45 +161,122 @@ else
 	cp "$OBJ"/arch/x86/kvm/kvm.ko "$OBJ"/arch/x86/kvm/kvm-amd.ko \
 		"$OBJ"/arch/x86/kvm/kvm-intel.ko "$D"/policy/*/*.ko "$K.tmp/modules/"
 	echo $(( $(date +%s) - t0 )) > "$K.tmp/build-secs"
+	echo "$kind" > "$K.tmp/build-kind"
 	git -C "$SRC" rev-parse HEAD > "$K.tmp/series-commit"
 	touch "$K.tmp/.done"
 	rm -rf "$K"
 	mv "$K.tmp" "$K"
-	say "kernel $key: built in $(cat "$K/build-secs") s"
+	say "kernel $key: built in $(built)"
 fi
 rel=$(ls "$K/kmod")
 
-# 4. Boot it with the test programs, as `make vm-test` does.
-KMODDIR=$K/kmod/$rel BUILD=$K VMDIR=$VMDIR "$TOP"/tests/vm/mkinitramfs.sh
-append=""
-[ -z "${TESTS:-}" ] || append="kp.tests=$(echo "$TESTS" | tr -s ' ' ,)"
-log=$VMDIR/test.log
+# 4. The boots.  TESTS picks programs from either layer; a layer none of
+# whose programs is picked is left out.
+res=$D/results
+rm -rf "$res"
+mkdir -p "$res"
+pick() {	# pick <names available...>: those in TESTS, or all
+	local t
+	if [ -z "${TESTS:-}" ]; then
+		echo "$*"
+		return
+	fi
+	for t in $TESTS; do
+		case " $* " in *" $t "*) echo -n "$t " ;; esac
+	done
+}
 rc=0
-"$TOP"/tests/vm/run-vm.sh --kernel "$K/bzImage" --initrd "$VMDIR/initramfs.cpio.gz" \
-	--mode test --log "$log" --timeout "${DEBUG_TIMEOUT:-5400}" --stall 600 \
-	--append "$append" | tee "$VMDIR/result.txt" || rc=1
+
+# 4a. The in-VM tests, as `make vm-test`.
+vm_all=$(cd "$VMDIR/tests" && ls | sort | tr '\n' ' ')
+vm_tests=$(pick $vm_all)
+log=$VMDIR/test.log
+if [ -n "$vm_tests" ]; then
+	say "boot 1: the in-VM tests (--mode test)"
+	KMODDIR=$K/kmod/$rel BUILD=$K VMDIR=$VMDIR "$TOP"/tests/vm/mkinitramfs.sh
+	append=""
+	[ -z "${TESTS:-}" ] || append="kp.tests=$(echo $vm_tests | tr -s ' ' ,)"
+	"$TOP"/tests/vm/run-vm.sh --kernel "$K/bzImage" --initrd "$VMDIR/initramfs.cpio.gz" \
+		--mode test --log "$log" --timeout "${DEBUG_TIMEOUT:-5400}" --stall 600 \
+		--append "$append" | tee "$VMDIR/result.txt" || rc=1
+	cp "$VMDIR/result.txt" "$res/vm-test.txt"
+fi
+
+# 4b. KVM's selftests, as `make selftests`: Debian's stock KVM built
+# against this kernel first, then ours, each test followed by a kernel
+# log check.  tests/debug/selftests-known.txt lists, with the reason, the
+# runs that cannot run on the debug kernel even on stock (none so far);
+# they are not run and count as skipped, like tcg-known-failures.txt.
+STVM=$D/vm-selftests
+st_log=$STVM/selftests.log
+dknown=$TOP/tests/debug/selftests-known.txt
+known=$D/selftests-known.txt
+{ cat "$ST_KNOWN"; [ ! -e "$dknown" ] || cat "$dknown"; } > "$known"
+dskip=" $( [ ! -e "$dknown" ] || sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$dknown" | tr '\n' ' ') "
+st_all=""
+for t in $(cd "$ST_BIN" && ls | grep -v '\.args$' | sort); do
+	case $dskip in *" $t "*) continue ;; esac
+	st_all="$st_all $t"
+done
+st_tests=$(pick $st_all)
+if [ -n "$st_tests" ]; then
+	say "boot 2: KVM's selftests (--mode selftests), stock modules then ours, ${SELFTESTS_TIMEOUT} s per test"
+	mkdir -p "$STVM"
+	KMODDIR=$K/kmod/$rel BUILD=$K VMDIR=$STVM SELFTESTS_BIN=$ST_BIN \
+		"$TOP"/tests/vm/mkinitramfs.sh
+	rm -f "$st_log.retry"
+	append="kp.st_timeout=$SELFTESTS_TIMEOUT"
+	[ -z "${TESTS:-}" ] && [ -z "$(echo $dskip)" ] ||
+		append="$append kp.tests=$(echo $st_tests | tr -s ' ' ,)"
+	# run-vm.sh's count is dropped as in `make selftests` (compare.sh
+	# counts the same FAIL: lines), but not its verdict: a splat after
+	# a stock test is a failure here (compare.sh --splats-fail).
+	(
+		r=0
+		"$TOP"/tests/vm/run-vm.sh --kernel "$K/bzImage" \
+			--initrd "$STVM/initramfs.cpio.gz" --mode selftests \
+			--log "$st_log" --quiet --timeout "$ST_VM_TIMEOUT" \
+			--stall $((SELFTESTS_TIMEOUT + 120)) --retry-wedged \
+			--append "$append" |
+			awk '!/^[0-9]+ passed, [0-9]+ failed/' || r=1
+		[ ! -e "$st_log.retry" ] || st_log=$st_log.retry
+		echo
+		"$TOP"/tests/selftests/compare.sh --splats-fail --known "$known" "$st_log" || r=1
+		exit $r
+	) | tee "$STVM/result.txt" || rc=1
+	[ ! -e "$st_log.retry" ] || st_log=$st_log.retry
+	cp "$STVM/result.txt" "$res/selftests.txt"
+fi
+[ -n "$vm_tests$st_tests" ] || { echo "check-debug: TESTS=\"$TESTS\" names no program of either boot" >&2; exit 1; }
+
+# 5. Both boots' counts, then their sum (the run's last line).
+echo
+summary=$("$TOP"/scripts/check-summary.sh debug="$res") || rc=1
 
 # The record: what ran on which kernel, and what the checkers said.
-# (Quietly: the run's last line stays run-vm.sh's count.)
-if [ -n "${RECORD:-}" ] && [ -z "${PLANT:-}" ]; then
-	clean=$log.clean
+if [ -n "${RECORD:-}" ] && [ -z "${PLANT:-}" ] && [ -z "${TESTS:-}" ]; then
 	{
 		echo "# make check-debug, $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "base:    $SRC_PKG $SRC_VERSION, commit $(git -C "$SRC" rev-parse kp-base)"
 		echo "series:  $(git -C "$SRC" rev-list --count kp-base..HEAD) patches (make patches, git am), HEAD $(cat "$K/series-commit")"
-		echo "kernel:  $rel, key $key, built in $(cat "$K/build-secs") s (cold)"
+		echo "kernel:  $rel, key $key, built in $(built " (the last build of this tree and config)")"
 		echo
 		echo "## Debug options (final .config)"
 		grep -E '^CONFIG_(KASAN|KASAN_GENERIC|KASAN_INLINE|LOCKDEP|PROVE_LOCKING|PROVE_RCU|DEBUG_ATOMIC_SLEEP|DEBUG_LIST|KFENCE|DEBUG_KMEMLEAK|DEBUG_SPINLOCK|DEBUG_MUTEXES|DEBUG_RWSEMS|DEBUG_LOCK_ALLOC|TRACE_IRQFLAGS|PREEMPT_COUNT|PREEMPT_VOLUNTARY)=' "$K/.config"
 		echo
-		echo "## Programs run"
-		sed -n 's/^@@END \([^ ]*\) rc=\(.*\)/\1 rc=\2/p' "$clean"
+		echo "## Boot 1: in-VM tests (--mode test), programs run"
+		sed -n 's/^@@END \([^ ]*\) rc=\(.*\)/\1 rc=\2/p' "$log.clean"
+		grep -h '^vm: [0-9]* s in QEMU' "$res/vm-test.txt"
 		echo
-		echo "## Reports found"
-		grep -E '^(splat: |FAIL: )' "$VMDIR/result.txt" || echo "none"
+		echo "## Boot 2: KVM selftests (--mode selftests), stock modules vs ours"
+		sed -n '/^selftest  /,$p' "$res/selftests.txt"
+		echo
+		echo "## Reports found (both boots)"
+		grep -hE '^(splat: |FAIL: )' "$res/vm-test.txt" "$res/selftests.txt" || echo "none"
 		echo
 		echo "## Result"
-		tail -n1 "$VMDIR/result.txt"
+		echo "$summary"
 	} > "$RECORD"
 fi
+echo "$summary"
 exit $rc

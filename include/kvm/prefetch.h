@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/kvm_prefetch.h>
 #include <linux/kvm_types.h>
+#include <linux/moduleparam.h>
 
 struct kvm_vcpu;
 struct kvm_memory_slot;
@@ -47,6 +48,18 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
 				  hva_t *hva);
 int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 				  int nr, struct page **pages, bool *writable);
+
+/*
+ * A module parameter that is one of @nr names (a NULL name is not
+ * offered): module_param_cb(name, &kvm_prefetch_param_choice_ops, choice,
+ * perm) stores the index of the name written into *@val.
+ */
+struct kvm_prefetch_param_choice {
+	const char *const *names;
+	u32 nr;
+	u32 *val;
+};
+extern const struct kernel_param_ops kvm_prefetch_param_choice_ops;
 
 /* Between the registry (prefetch.c) and the per-VM state (prefetch_vm.c). */
 bool kvm_prefetch_name_valid(const char *name, size_t size);

@@ -25,8 +25,11 @@
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
  *	@@COST cfg=<id> pages=<n> s0=<snapshot> s1=<snapshot> pf=<n>
  *		windows=<n> mapped=<n> ok=<0|1>
+ *	@@COSTSYM <address> <name> <module>	with syms=1, after @@COSTMOD:
+ *		text symbols for tests/cost/profile.py: the modules' after
+ *		every swap, the core kernel's (module "vmlinux") once
  * and a FAIL line if a page is wrong afterwards.  Arguments (key=value):
- * pages=2048:4096, cfgs=stock:none:auto-8:auto-512.
+ * pages=2048:4096, cfgs=stock:none:auto-8:auto-512, syms=0|1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kvmtest.h"
 #include "kt_sys.h"
@@ -60,6 +64,7 @@ static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
 static unsigned int nr_sizes = 2;
 static char cfg_list[128] = "stock:none:auto-8:auto-512";
 static unsigned int nr_marks;
+static bool want_syms, core_syms_printed;
 
 /*
  * The mark: "nopl 0x4b50c057(%rax)", which nothing else executes; the
@@ -95,6 +100,27 @@ static void print_modules(void)
 	}
 	fclose(f);
 	KT_ASSERT(found == 2, "kvm and kvm_amd not both in /proc/modules");
+	if (!want_syms)
+		return;
+	f = fopen("/proc/kallsyms", "r");
+	KT_ASSERT(f, "/proc/kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char type, sym[256], mod[64];
+
+		int n = sscanf(line, "%llx %c %255s [%63[^]]]", &base, &type,
+			       sym, mod);
+
+		if (n < 3 || (type != 't' && type != 'T'))
+			continue;
+		/* The core kernel's once, the modules' after every swap. */
+		if (n == 3 && !core_syms_printed)
+			printf("@@COSTSYM %llx %s vmlinux\n", base, sym);
+		else if (n == 4 && (!strcmp(mod, "kvm") ||
+				    !strcmp(mod, "kvm_amd")))
+			printf("@@COSTSYM %llx %s %s\n", base, sym, mod);
+	}
+	fclose(f);
+	core_syms_printed = true;
 }
 
 static void run(const struct cfg *c, uint64_t pages)
@@ -176,6 +202,8 @@ static void parse_args(int argc, char **argv)
 					  tok);
 				nr_sizes++;
 			}
+		} else if (!strcmp(argv[i], "syms")) {
+			want_syms = !strcmp(v, "1");
 		} else if (!strcmp(argv[i], "cfgs")) {
 			snprintf(cfg_list, sizeof(cfg_list), "%s", v);
 		} else {
@@ -193,9 +221,14 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* One CPU: the same code paths in every run. */
+	/*
+	 * One CPU, the last: the same code paths in every run, and (with
+	 * nohz_full=<that CPU> on the command line, which make cost gives)
+	 * no timer tick while the vCPU runs, whose interrupts would make VM
+	 * exits that differ from boot to boot.
+	 */
 	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpus);
 	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
 		  "sched_setaffinity: %s", strerror(errno));
 

@@ -11,6 +11,10 @@
 #
 #   make cost [COST_RUNS=2] [COST_PAGES=2048:4096]
 #             [COST_CFGS=stock:none:auto-8:auto-512] [ENGINE=batch|fault]
+#             [COST_PROF=1]
+#
+# COST_PROF=1 also counts per 16 bytes of text and prints, with
+# tests/cost/profile.py, the instructions per function of boot 1.
 #
 # "make cost-publish" copies the results to tests/cost/results/ (6.1) or
 # tests/cost/results/<base>/.
@@ -52,12 +56,14 @@ cost: cost-deps initramfs
 		tests/vm/run-vm.sh --kernel $(KIMAGE) \
 			--initrd $(VMDIR)/initramfs.cpio.gz --mode cost --quiet \
 			--log $(COST_OUT)/cost-$$i.log --timeout $(COST_TIMEOUT) \
-			--plugin $(COST_PLUGIN),out=$(COST_OUT)/meter-$$i.txt \
-			--append "kp.cost=pages=$(COST_PAGES),cfgs=$(COST_CFGS)" \
+			--plugin $(COST_PLUGIN),out=$(COST_OUT)/meter-$$i.txt$(if $(COST_PROF),$(comma)prof=$(COST_OUT)/prof-$$i.txt) \
+			--append "kp.cost=pages=$(COST_PAGES),cfgs=$(COST_CFGS)$(if $(COST_PROF),$(comma)syms=1)" \
+			--append "nohz_full=$$(( $${KP_SMP:-2} - 1 ))" \
 			$(if $(ENGINE),--append "kp.engine=$(ENGINE)") \
 			|| rc=$$?; \
 	done; \
 	$(MAKE) --no-print-directory cost-report || rc=1; \
+	$(if $(COST_PROF),python3 tests/cost/profile.py --dir $(COST_OUT) | tee $(COST_OUT)/profile.txt;) \
 	exit $$rc
 
 # Re-make the table and CSV from existing logs.
@@ -71,6 +77,6 @@ cost-publish:
 	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_OUT)/raw.csv \
 		$(COST_PUB)/
 	for i in $$(seq 1 $(COST_RUNS)); do \
-		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | tr -d '\r' \
+		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | grep -av '@@COSTSYM' | tr -d '\r' \
 			> $(COST_PUB)/cost-lines-$$i.txt; \
 	done

@@ -22,7 +22,14 @@
  *	B <bin address, hex> <count>	(for every bin that is not zero)
  *	E <n>
  *
- * Arguments: out=<file> (required).
+ * Arguments: out=<file> (required); prof=<file> (optional) adds a profile:
+ * one more counter per 16 bytes of the core kernel's text and of the first
+ * PROF_MOD_SIZE bytes of the module area, written at each snapshot as
+ *
+ *	P <n>
+ *	F <address, hex> <count>	(for every 16 bytes that are not zero)
+ *
+ * which tests/cost/profile.py turns into instructions per function.
  *
  * Built with gcc -shared -fPIC against qemu-plugin.h of the installed QEMU
  * (QEMU_PLUGIN_VERSION 1 needs no glib).
@@ -49,10 +56,29 @@ static const uint8_t mark_bytes[] = {
 	0x0f, 0x1f, 0x80, 0x57, 0xc0, 0x50, 0x4b,
 };
 
+/* The profile's ranges: the core text with nokaslr, the modules' start. */
+#define PROF_SHIFT	4
+#define PROF_CORE_START	0xffffffff81000000ULL
+#define PROF_CORE_SIZE	(64ULL << 20)
+#define PROF_MOD_SIZE	(256ULL << 20)
+
 static uint64_t core_count;
+static uint64_t *prof_core, *prof_mod;
+static FILE *prof;
 static uint64_t bins[NR_BINS];
 static uint64_t nr_snaps;
 static FILE *out;
+
+/* The profile's non-zero counters of [start, start + size). */
+static void prof_dump(const uint64_t *ctr, uint64_t start, uint64_t size)
+{
+	uint64_t i;
+
+	for (i = 0; i < (size >> PROF_SHIFT); i++)
+		if (ctr[i])
+			fprintf(prof, "F %" PRIx64 " %" PRIu64 "\n",
+				start + (i << PROF_SHIFT), ctr[i]);
+}
 
 static void snapshot(unsigned int vcpu_index, void *udata)
 {
@@ -66,6 +92,12 @@ static void snapshot(unsigned int vcpu_index, void *udata)
 				bins[i]);
 	fprintf(out, "E %" PRIu64 "\n", nr_snaps);
 	fflush(out);
+	if (prof) {
+		fprintf(prof, "P %" PRIu64 "\n", nr_snaps);
+		prof_dump(prof_core, PROF_CORE_START, PROF_CORE_SIZE);
+		prof_dump(prof_mod, MOD_START, PROF_MOD_SIZE);
+		fflush(prof);
+	}
 	nr_snaps++;
 }
 
@@ -97,6 +129,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 						QEMU_PLUGIN_INLINE_ADD_U64,
 						ctr, 1);
+		ctr = NULL;
+		if (prof && va >= MOD_START && va < MOD_START + PROF_MOD_SIZE)
+			ctr = &prof_mod[(va - MOD_START) >> PROF_SHIFT];
+		else if (prof && va >= PROF_CORE_START &&
+			 va < PROF_CORE_START + PROF_CORE_SIZE)
+			ctr = &prof_core[(va - PROF_CORE_START) >> PROF_SHIFT];
+		if (ctr)
+			qemu_plugin_register_vcpu_insn_exec_inline(insn,
+						QEMU_PLUGIN_INLINE_ADD_U64,
+						ctr, 1);
 	}
 }
 
@@ -104,18 +146,23 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	fprintf(out, "X snapshots=%" PRIu64 "\n", nr_snaps);
 	fclose(out);
+	if (prof)
+		fclose(prof);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *prof_path = NULL;
 	int i;
 
-	for (i = 0; i < argc; i++)
+	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		else if (!strncmp(argv[i], "prof=", 5))
+			prof_path = argv[i] + 5;
+	}
 	if (!path) {
 		fprintf(stderr, "meter: missing argument out=<file>\n");
 		return -1;
@@ -124,6 +171,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (!out) {
 		fprintf(stderr, "meter: %s: %s\n", path, strerror(errno));
 		return -1;
+	}
+	if (prof_path) {
+		prof_core = calloc(PROF_CORE_SIZE >> PROF_SHIFT, sizeof(uint64_t));
+		prof_mod = calloc(PROF_MOD_SIZE >> PROF_SHIFT, sizeof(uint64_t));
+		prof = fopen(prof_path, "w");
+		if (!prof_core || !prof_mod || !prof) {
+			fprintf(stderr, "meter: %s: %s\n", prof_path,
+				strerror(errno));
+			return -1;
+		}
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);

@@ -22,19 +22,27 @@
 # failed = regressions and other failures, skipped = not passing on
 # stock, including the known TCG failures).
 #
-# usage: compare.sh [--known tcg-known-failures.txt] LOG
+# --splats-fail (make check-debug): a kernel log report after a test is a
+# failure whichever modules ran it, stock included; without it a report
+# after a stock test makes the test "not comparable" (skipped).
+#
+# usage: compare.sh [--splats-fail] [--known tcg-known-failures.txt] LOG
 set -euo pipefail
 
 known=""
-if [ "${1:-}" = --known ]; then
-	known=$2
-	shift 2
-fi
-[ $# = 1 ] || { echo "usage: compare.sh [--known FILE] LOG" >&2; exit 2; }
+splats_fail=0
+while [ $# -gt 1 ]; do
+	case $1 in
+	--known) known=$2; shift 2 ;;
+	--splats-fail) splats_fail=1; shift ;;
+	*) break ;;
+	esac
+done
+[ $# = 1 ] || { echo "usage: compare.sh [--splats-fail] [--known FILE] LOG" >&2; exit 2; }
 log=$1
 [ -r "$log" ] || { echo "compare.sh: cannot read $log" >&2; exit 2; }
 
-tr -d '\r' < "$log" | awk -v known="$known" '
+tr -d '\r' < "$log" | awk -v known="$known" -v splats_fail="$splats_fail" '
 function result(rc) {
 	if (rc == 0) return "pass"
 	if (rc == 4) return "skip"
@@ -86,7 +94,11 @@ END {
 		t = order[i]
 		s = ((("stock", t) in res) ? res["stock", t] : "missing")
 		o = ((("ours", t) in res) ? res["ours", t] : "missing")
-		if (s == "pass" && o == "pass") {
+		if (splats_fail && (s == "splat" || o == "splat")) {
+			verdict = "KERNEL LOG REPORT"
+			splat[++nsplat] = t " (stock " s ", ours " o ")"
+			failed++
+		} else if (s == "pass" && o == "pass") {
 			verdict = "ok"
 			passed++
 		} else if (s == "pass") {
@@ -125,6 +137,12 @@ END {
 			printf "  %-38s %s\n", t, kreason[t]
 			skipped++
 		}
+	}
+	if (nsplat) {
+		print ""
+		print "KERNEL LOG REPORTS (a checker fired right after the test):"
+		for (i = 1; i <= nsplat; i++)
+			print "  " splat[i]
 	}
 	if (nregress) {
 		print ""

@@ -539,29 +539,28 @@ TEST(faults_go_on_where_batch_stops)
 
 TEST(fault_engine_never_batches)
 {
-	ASSERT_EQ(prefetch_engine_set("fault", NULL), 0);
+	ASSERT_EQ(param_set("prefetch_engine", "fault"), 0);
 	x86_sim.batch_until = 0x310;
 	fault_in_window();
 	EXPECT_FAULTS({ 0x306, 0x30f }, { 0x304, 0x300 });
 	EXPECT_STATS(1, 15);
 	ASSERT_EQ(x86_sim.batch_calls, 0);
-	ASSERT_EQ(prefetch_engine_set("batch", NULL), 0);
+	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
 }
 
 TEST(engine_param)
 {
-	/* sysfs_emit() wants a page, as sysfs gives it. */
-	static char buf[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
-
-	ASSERT_EQ(prefetch_engine_get(buf, NULL), 6);
-	ASSERT_STREQ(buf, "batch\n");
-	ASSERT_EQ(prefetch_engine_set("fault\n", NULL), 0);
-	ASSERT_EQ(prefetch_engine_get(buf, NULL), 6);
-	ASSERT_STREQ(buf, "fault\n");
-	ASSERT_EQ(prefetch_engine_set("fast", NULL), -EINVAL);
-	ASSERT_EQ(prefetch_engine_set("", NULL), -EINVAL);
-	ASSERT_STREQ(buf, "fault\n");
-	ASSERT_EQ(prefetch_engine_set("batch", NULL), 0);
+	ASSERT_STREQ(param_get("prefetch_engine"), "batch\n");
+	ASSERT_EQ(param_set("prefetch_engine", "fault\n"), 0);
+	ASSERT_STREQ(param_get("prefetch_engine"), "fault\n");
+	/* A name of another parameter of the same kind. */
+	ASSERT_EQ(param_set("prefetch_engine", "fast"), -EINVAL);
+	ASSERT_EQ(param_set("prefetch_engine", ""), -EINVAL);
+	ASSERT_STREQ(param_get("prefetch_engine"), "fault\n");
+	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
+	ASSERT_STREQ(param_get("prefetch_engine"), "batch\n");
+	/* prefetch_gup, the other user of the same ops, is not changed. */
+	ASSERT_STREQ(param_get("prefetch_gup"), "nofault\n");
 }
 
 int main(void)

@@ -34,30 +34,13 @@ static const char *const prefetch_engine_names[] = {
 
 static u32 prefetch_engine = PREFETCH_ENGINE_BATCH;
 
-static int prefetch_engine_set(const char *val, const struct kernel_param *kp)
-{
-	u32 e;
-
-	for (e = 0; e < ARRAY_SIZE(prefetch_engine_names); e++) {
-		if (sysfs_streq(val, prefetch_engine_names[e])) {
-			WRITE_ONCE(prefetch_engine, e);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int prefetch_engine_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n",
-			  prefetch_engine_names[READ_ONCE(prefetch_engine)]);
-}
-
-static const struct kernel_param_ops prefetch_engine_ops = {
-	.set = prefetch_engine_set,
-	.get = prefetch_engine_get,
+static const struct kvm_prefetch_param_choice prefetch_engine_choice = {
+	.names	= prefetch_engine_names,
+	.nr	= ARRAY_SIZE(prefetch_engine_names),
+	.val	= &prefetch_engine,
 };
-module_param_cb(prefetch_engine, &prefetch_engine_ops, NULL, 0644);
+module_param_cb(prefetch_engine, &kvm_prefetch_param_choice_ops,
+		(void *)&prefetch_engine_choice, 0644);
 MODULE_PARM_DESC(prefetch_engine,
 		 "How prefetch maps a window: batch or fault (one per page)");
 
@@ -265,14 +248,18 @@ int kvm_mmu_pre_fault_begin(struct kvm_vcpu *vcpu, gpa_t gpa)
 /**
  * kvm_mmu_prefetch_faultin_pfn() - kvm_faultin_pfn() for an AUTO fault
  * @vcpu: the vCPU
- * @fault: an AUTO fault in a memslot kvm_prefetch_slot_allowed() accepts
+ * @fault: an AUTO fault in a user memslot
  *
  * Return: RET_PF_CONTINUE with fault->pfn set, or RET_PF_RETRY (do not map)
- * if the host page is not there without waiting or faulting it in.
+ * if kvm_prefetch_slot_allowed() refuses the memslot (dirty-logged,
+ * invalid) or the host page is not there without waiting or faulting it
+ * in.
  */
 int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 				 struct kvm_page_fault *fault)
 {
+	if (!kvm_prefetch_slot_allowed(fault->slot))
+		return RET_PF_RETRY;
 	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
 					     kvm_prefetch_vm_gup(vcpu->kvm),
 					     &fault->map_writable, &fault->hva);

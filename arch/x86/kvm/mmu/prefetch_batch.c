@@ -12,8 +12,17 @@
  * engine by stopping there: pages fast GUP does not get (absent, read-only
  * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
  * have private memory or honour guest MTRRs or split NX huge pages, a
- * missing page table, a racing invalidation or SPTE change, an obsolete
- * root, a pending vCPU request or signal.
+ * missing page table, a racing invalidation or SPTE change, an invalid
+ * root, a pending signal.
+ *
+ * Per page it does no more than it must: the SPTE of a 4 KiB page is the
+ * batch's first one with the page's pfn (make_spte() depends on the pfn
+ * and gfn only through the memory type, the encryption bit and write
+ * tracking, which the batch checks), and the page reference is dropped
+ * with put_page() without marking the host page accessed, as KVM's own
+ * prefetch of the shadow MMU does: the SPTE is not accessed either, and
+ * the host learns of the guest's accesses through the mmu_notifier's
+ * aging like for any other page.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +49,7 @@ struct prefetch_batch {
 	bool writable;		/* the host and the memslot allow writes */
 	gfn_t next;		/* what is done ends here */
 	u64 mapped;		/* 4 KiB pages newly mapped */
+	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
 
@@ -55,7 +65,7 @@ static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
 	return !kvm_arch_has_noncoherent_dma(kvm) &&
 	       !is_nx_huge_page_enabled(kvm) &&
 	       !kvm_mmu_prefetch_may_be_private(kvm) &&
-	       !kvm_request_pending(vcpu) && !signal_pending(current);
+	       !signal_pending(current);
 }
 
 /* The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(). */
@@ -63,6 +73,35 @@ static int prefetch_batch_level(struct prefetch_batch *b, gfn_t gfn)
 {
 	return kvm_mmu_max_mapping_level(b->vcpu->kvm, b->slot, gfn,
 					 KVM_MAX_HUGEPAGE_LEVEL);
+}
+
+/*
+ * The prefetch SPTE for @pfn at @iter, as make_spte() makes it.  A 4 KiB
+ * SPTE differs from another of the batch only in the pfn unless the memory
+ * type or the encryption bit depend on the pfn (shadow_memtype_mask,
+ * shadow_me_value) or write tracking makes one read-only: copy the first
+ * one made, and make the others only where those may differ.
+ */
+static u64 prefetch_batch_spte(struct prefetch_batch *b,
+			       struct kvm_mmu_page *sp, struct tdp_iter *iter,
+			       kvm_pfn_t pfn)
+{
+	u64 spte;
+
+	if (b->spte_4k && iter->level == PG_LEVEL_4K &&
+	    (!is_mmu_writable_spte(b->spte_4k) ||
+	     !mmu_try_to_unsync_pages(b->vcpu->kvm, b->slot, iter->gfn,
+				      true, true)))
+		return (b->spte_4k & ~SPTE_BASE_ADDR_MASK) |
+		       ((u64)pfn << PAGE_SHIFT);
+
+	/* make_spte() says whether write tracking made it read-only. */
+	if (!make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
+		       iter->old_spte, true, true, b->writable, &spte) &&
+	    iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
+	    !shadow_me_value)
+		b->spte_4k = spte;
+	return spte;
 }
 
 /*
@@ -76,13 +115,11 @@ static bool prefetch_batch_install(struct prefetch_batch *b,
 	struct kvm_mmu_page *sp = sptep_to_sp(rcu_dereference(iter->sptep));
 	u64 pages = KVM_PAGES_PER_HPAGE(iter->level);
 	kvm_pfn_t pfn;
-	u64 new_spte;
 
 	/* The fault path maps a huge page from its first pfn. */
 	pfn = page_to_pfn(b->pages[gfn - b->gfn]) & ~(pages - 1);
-	make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
-		  iter->old_spte, true, true, b->writable, &new_spte);
-	if (kvm_tdp_mmu_prefetch_set_spte(b->vcpu->kvm, iter, new_spte))
+	if (kvm_tdp_mmu_prefetch_set_spte(b->vcpu->kvm, iter,
+					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
 	return true;
@@ -170,7 +207,7 @@ static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
 	read_unlock(&kvm->mmu_lock);
 
 	for (i = 0; i < b->nr; i++)
-		kvm_release_pfn_clean(page_to_pfn(b->pages[i]));
+		put_page(b->pages[i]);
 }
 
 /**
@@ -196,6 +233,7 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 gfn, u64 end,
 		b.next = gfn;
 		b.nr = 0;
 		b.mapped = 0;
+		b.spte_4k = 0;
 		prefetch_batch_run(&b, end);
 		*mapped += b.mapped;
 		if (b.next == gfn)
