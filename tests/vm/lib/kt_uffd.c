@@ -114,8 +114,11 @@ bool kt_uffd_wait_events(struct kt_uffd *u, uint64_t n, unsigned int timeout_ms)
 /*
  * Populate [@addr, @addr + @len) (inside the armed range). Pages that
  * already exist are skipped one by one; returns the number of EEXIST hits.
+ * @wake: wake the threads waiting on the populated range, else
+ * UFFDIO_*_MODE_DONTWAKE.
  */
-static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len)
+static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len,
+				 bool wake)
 {
 	uint64_t hits = 0;
 	size_t done = 0;
@@ -131,7 +134,7 @@ static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len)
 				.dst = (uintptr_t)dst,
 				.src = (uintptr_t)(u->src + (dst - u->base)),
 				.len = rest,
-				.mode = 0,
+				.mode = wake ? 0 : UFFDIO_COPY_MODE_DONTWAKE,
 			};
 
 			r = ioctl(u->uffd, UFFDIO_COPY, &c);
@@ -140,7 +143,7 @@ static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len)
 		} else {
 			struct uffdio_continue c = {
 				.range = { .start = (uintptr_t)dst, .len = rest },
-				.mode = 0,
+				.mode = wake ? 0 : UFFDIO_CONTINUE_MODE_DONTWAKE,
 			};
 
 			r = ioctl(u->uffd, UFFDIO_CONTINUE, &c);
@@ -182,6 +185,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 {
 	size_t off = (addr - (uintptr_t)u->base) & ~(u->chunk - 1);
 	size_t len = u->chunk;
+	size_t fault, head;
 	uint64_t hits, t0;
 
 	if (addr < (uintptr_t)u->base || addr >= (uintptr_t)u->base + u->size) {
@@ -198,8 +202,27 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 		pthread_cond_wait(&u->cond, &u->lock);
 	pthread_mutex_unlock(&u->lock);
 
+	/*
+	 * The faulting page goes in last. The faulting thread checks its
+	 * page once more before it sleeps (handle_userfault()'s must_wait)
+	 * and does not sleep if the page is there: populated in address
+	 * order, a chunk whose faulting page is not its first would let
+	 * the thread run on while the pages after it are still missing,
+	 * and a prefetch window over the chunk would come up short (fast
+	 * and nofault GUP cannot pin them) at random. First the part
+	 * after the faulting page without waking anybody, then the rest,
+	 * which ends with the faulting page and wakes the waiters on it.
+	 * Waiters on the part after it, if any, are woken when their own
+	 * events find the chunk populated (EEXIST, UFFDIO_WAKE below).
+	 */
+	fault = (addr & ~(uint64_t)(KT_UFFD_PAGE - 1)) - (uintptr_t)u->base;
+	head = fault + KT_UFFD_PAGE - off;
 	t0 = kt_uffd_cpu_ns();
-	hits = kt_uffd_populate(u, u->base + off, len);
+	hits = 0;
+	if (head < len)
+		hits = kt_uffd_populate(u, u->base + off + head, len - head,
+					false);
+	hits += kt_uffd_populate(u, u->base + off, head, true);
 	if (hits) {
 		struct uffdio_range r = {
 			.start = (uintptr_t)u->base + off,

@@ -5,7 +5,9 @@
  * A range of host memory (a memslot's backing) is armed with userfaultfd.
  * A handler thread resolves each fault by populating the whole aligned
  * chunk of @chunk bytes around the faulting address from a source buffer,
- * the way a snapshot-restoring VMM does:
+ * the way a snapshot-restoring VMM does, with the faulting page last so
+ * that the faulting thread never runs on with half a chunk (see
+ * kt_uffd_handle()):
  *
  *  - KT_UFFD_MISSING: private anonymous memory, UFFDIO_COPY from @src
  *    (a separate buffer of the same size).
