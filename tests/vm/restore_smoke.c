@@ -16,9 +16,9 @@
  * events == chunks (each chunk populated exactly once), a second pass
  * over the mapped memory takes no guest fault; stock and none: pf_taken
  * == pages, none: no prefetch window, nothing prefetched; auto:
- * pf_taken == chunks (at most 2 more: a window cut short by a race),
- * prefetch_windows == pf_taken, prefetch_mapped == pages - pf_taken. The time ratios (median of the three runs) are printed,
- * not asserted: they are what make bench measures.
+ * pf_taken == chunks, prefetch_windows == chunks, prefetch_mapped ==
+ * pages - chunks. The time ratios (median of the three runs) are
+ * printed, not asserted: they are what make bench measures.
  *
  * Then the random-access workload of make bench, small: the guest writes
  * 256 of 1024 populated pages in a seeded random order under none, auto
@@ -86,27 +86,20 @@ static double run_cfg(const char *what, const struct ktb_config *cfg)
 		}
 		/*
 		 * One guest fault per chunk, its window mapping the other
-		 * pages.  Under load a window has been seen to stop one page
-		 * short (pf_taken 65, mapped 959), as a window does when its
-		 * last page races with an invalidation or a page migration
-		 * (GUP then fails): that page takes a guest fault of its own.
-		 * Allow two such faults a run; every page is still mapped
-		 * exactly once, by a fault or by a window.
+		 * pages (the handler populates the faulting page last, so
+		 * the window never finds half a chunk: kt_uffd.c).
 		 */
-		if (r.pf != chunks)
-			kt_info("%s run %u: %llu guest faults beyond one per chunk",
-				what, i + 1,
-				(unsigned long long)(r.pf - chunks));
-		KT_EXPECT(r.pf >= chunks && r.pf <= chunks + 2,
-			  "%s run %u: pf_taken %llu, want %llu (at most 2 more)",
-			  what, i + 1, (unsigned long long)r.pf,
+		KT_EXPECT(r.pf == chunks,
+			  "%s run %u: pf_taken %llu, want %llu", what, i + 1,
+			  (unsigned long long)r.pf,
 			  (unsigned long long)chunks);
-		KT_EXPECT(r.have_prefetch && r.windows == r.pf &&
-			  r.pf + r.mapped == pages,
-			  "%s run %u: prefetch_windows %llu mapped %llu, want pf_taken and %llu - pf_taken",
+		KT_EXPECT(r.have_prefetch && r.windows == chunks &&
+			  r.mapped == pages - chunks,
+			  "%s run %u: prefetch_windows %llu mapped %llu, want %llu and %llu",
 			  what, i + 1, (unsigned long long)r.windows,
 			  (unsigned long long)r.mapped,
-			  (unsigned long long)pages);
+			  (unsigned long long)chunks,
+			  (unsigned long long)(pages - chunks));
 	}
 	return ktb_median(ms, RUNS);
 }
