@@ -64,8 +64,14 @@ BEGIN {
 		close(known)
 	}
 }
+# The output of a failed test (the "  | " lines of /init), for the report.
+/^  \| / { outbuf[++nout] = $0; next }
 /^selftest: (stock|ours) [^ ]+ rc=[0-9]+/ {
 	mods = $2; t = $3
+	out[mods, t] = ""
+	for (i = (nout > 12 ? nout - 11 : 1); i <= nout; i++)
+		out[mods, t] = out[mods, t] "\n  " outbuf[i]
+	nout = 0
 	rc = $4; sub(/^rc=/, "", rc)
 	secs = $5; sub(/^secs=/, "", secs)
 	if (!(t in seen)) {
@@ -104,12 +110,15 @@ END {
 		} else if (s == "pass") {
 			verdict = "REGRESSION"
 			regress[++nregress] = t " (stock pass, ours " o ")"
+			rname[nregress] = t
 			failed++
 		} else {
 			verdict = "not comparable (stock " s ")"
 			skipped++
-			if (s != "skip")
+			if (s != "skip") {
 				stockbad[++nstockbad] = t " (stock " s ", ours " o ")"
+				sbname[nstockbad] = t
+			}
 		}
 		if (t in kreason)
 			verdict = verdict ", listed in tcg-known-failures.txt but was run"
@@ -124,8 +133,12 @@ END {
 	if (nstockbad) {
 		print ""
 		print "Failing or timing out even on stock (not in tcg-known-failures.txt):"
-		for (i = 1; i <= nstockbad; i++)
+		for (i = 1; i <= nstockbad; i++) {
 			print "  " stockbad[i]
+			t = sbname[i]
+			if (out["stock", t] != "")
+				print "    its last lines on stock:" out["stock", t]
+		}
 	}
 	if (nknown) {
 		print ""
@@ -147,8 +160,12 @@ END {
 	if (nregress) {
 		print ""
 		print "REGRESSIONS (pass on stock, not on ours):"
-		for (i = 1; i <= nregress; i++)
+		for (i = 1; i <= nregress; i++) {
 			print "  " regress[i]
+			t = rname[i]
+			if (out["ours", t] != "")
+				print "    its last lines on ours:" out["ours", t]
+		}
 	}
 	if (nother) {
 		print ""
