@@ -23,6 +23,10 @@
  * pf_taken, events == chunks. MINOR mode (shared memfd whose page cache
  * is full, UFFDIO_CONTINUE) repeats some of the cases.
  *
+ * First, with host threads only: a thread waiting on the part of a chunk
+ * after the faulting page, which the handler populates without a wake,
+ * is woken through its own event.
+ *
  * Every case checks the guest's read checksum against the source, then
  * a guest write pass over the same pages (no new faults: everything was
  * mapped writable) and every byte of host memory page by page.
@@ -32,11 +36,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "kvmtest.h"
 #include "kt_sys.h"
@@ -258,6 +267,122 @@ static void run_case(enum kt_uffd_mode mode, uint64_t chunk,
 	kt_uffd_destroy(c.u);
 }
 
+struct waiter {
+	const volatile uint32_t *addr;
+	uint32_t val;
+	pid_t tid;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+
+	__atomic_store_n(&w->tid, syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	w->val = *w->addr;
+	return NULL;
+}
+
+/* Is thread @tid asleep in handle_userfault()? */
+static bool in_userfault(pid_t tid)
+{
+	char path[64], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return !strcmp(buf, "handle_userfault");
+}
+
+static bool join_within(pthread_t t, unsigned int secs)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += secs;
+	return !pthread_timedjoin_np(t, NULL, &ts);
+}
+
+/*
+ * The handler (kt_uffd) populates the part of a chunk after the faulting
+ * page without waking anybody: a second thread waiting on that part must
+ * be woken through its own event (EEXIST, UFFDIO_WAKE). Host threads
+ * only, no KVM: thread A faults on page 0 of a 64 KiB chunk while the
+ * gate holds the handler, thread B on page 5; then the gate opens. Both
+ * must finish, with the source's values, after one populate and two
+ * events.
+ */
+static void test_tail_waiter(enum kt_uffd_mode mode)
+{
+	const char *what = mode == KT_UFFD_MINOR ? "minor" : "missing";
+	const size_t chunk = 64 << 10, size = 2 * chunk;
+	struct waiter a = { 0 }, b = { 0 };
+	pthread_t ta, tb;
+	struct kt_uffd *u;
+	unsigned int i;
+	char *base;
+	bool ok_a, ok_b;
+
+	u = mode == KT_UFFD_MINOR ?
+		kt_uffd_create_minor(size, chunk, src, chunk) :
+		kt_uffd_create_alloc(size, chunk, src, chunk);
+	base = kt_uffd_base(u);
+	a.addr = (const volatile uint32_t *)base;
+	b.addr = (const volatile uint32_t *)(base + 5 * KT_PAGE_SIZE);
+
+	kt_uffd_gate_close(u);
+	KT_ASSERT(!pthread_create(&ta, NULL, waiter_fn, &a), "pthread_create");
+	KT_ASSERT(kt_uffd_wait_events(u, 1, 10000),
+		  "tail waiter %s: no event for thread A", what);
+	KT_ASSERT(!pthread_create(&tb, NULL, waiter_fn, &b), "pthread_create");
+	for (i = 0; i < 1000; i++) {
+		pid_t tid = __atomic_load_n(&b.tid, __ATOMIC_SEQ_CST);
+
+		if (tid && in_userfault(tid))
+			break;
+		usleep(10000);
+	}
+	KT_ASSERT(i < 1000, "tail waiter %s: thread B not waiting in handle_userfault after 10 s",
+		  what);
+	kt_uffd_gate_open(u);
+
+	ok_a = join_within(ta, 10);
+	ok_b = join_within(tb, 10);
+	KT_EXPECT(ok_a && ok_b,
+		  "tail waiter %s: thread on the faulting page %s, thread on the chunk's tail %s",
+		  what, ok_a ? "woken" : "still waiting after 10 s",
+		  ok_b ? "woken" : "still waiting after 10 s");
+	if (!ok_a || !ok_b) {
+		/* Let them go, so that the program can end. */
+		struct uffdio_range r = { (uintptr_t)base, size };
+
+		ioctl(u->uffd, UFFDIO_WAKE, &r);
+		if (!ok_a)
+			pthread_join(ta, NULL);
+		if (!ok_b)
+			pthread_join(tb, NULL);
+	}
+	KT_EXPECT(a.val == *(uint32_t *)src &&
+		  b.val == *(uint32_t *)(src + 5 * KT_PAGE_SIZE),
+		  "tail waiter %s: values read 0x%x 0x%x, want the source's",
+		  what, a.val, b.val);
+	KT_EXPECT(kt_uffd_quiesce(u, 10000) && kt_uffd_events(u) == 2 &&
+		  kt_uffd_populated(u) == 1 &&
+		  kt_uffd_eexist(u) == chunk / KT_PAGE_SIZE &&
+		  !kt_uffd_errors(u),
+		  "tail waiter %s: %llu events, %llu chunks populated, %llu EEXIST, %llu errors; want 2, 1, %llu, 0",
+		  what, (unsigned long long)kt_uffd_events(u),
+		  (unsigned long long)kt_uffd_populated(u),
+		  (unsigned long long)kt_uffd_eexist(u),
+		  (unsigned long long)kt_uffd_errors(u),
+		  (unsigned long long)(chunk / KT_PAGE_SIZE));
+	kt_uffd_destroy(u);
+}
+
 int main(void)
 {
 	static const uint64_t chunks[] = {
@@ -279,6 +404,9 @@ int main(void)
 	kt_info("KVM_CAP_PREFETCH_POLICY = %d; memslot %llu KiB, %llu pages",
 		cap, (unsigned long long)(DATA_SIZE >> 10),
 		(unsigned long long)DATA_PAGES);
+
+	test_tail_waiter(KT_UFFD_MISSING);
+	test_tail_waiter(KT_UFFD_MINOR);
 
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		uint32_t nr = chunks[i] / KT_PAGE_SIZE;
