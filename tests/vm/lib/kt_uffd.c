@@ -205,11 +205,12 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 	/*
 	 * The faulting page goes in last. The faulting thread checks its
 	 * page once more before it sleeps (handle_userfault()'s must_wait)
-	 * and does not sleep if the page is there: populated in address
-	 * order, a chunk whose faulting page is not its first would let
-	 * the thread run on while the pages after it are still missing,
-	 * and a prefetch window over the chunk would come up short (fast
-	 * and nofault GUP cannot pin them) at random. First the part
+	 * and does not sleep if the page is there. Populated in address
+	 * order, the pages after the faulting page (all the others, for
+	 * a guest that runs through memory in order) come in after it:
+	 * the thread could run on while they are still missing, and a
+	 * prefetch window over the chunk would come up short (fast and
+	 * nofault GUP cannot pin them) at random. First the part
 	 * after the faulting page without waking anybody, then the rest,
 	 * which ends with the faulting page and wakes the waiters on it.
 	 * Waiters on the part after it, if any, are woken when their own
