@@ -335,7 +335,6 @@ static void *closer_fn(void *arg)
 static void test_destroy(enum kt_guest_mode mode, long kvm_ref)
 {
 	struct closer c = { 0 };
-	struct timespec ts;
 	pthread_t thread;
 	struct rig g;
 	bool blocked;
@@ -354,9 +353,7 @@ static void test_destroy(enum kt_guest_mode mode, long kvm_ref)
 	kt_info("%s: closing the VM %s while the workers wait", g.what,
 		blocked ? "waits" : "did not wait");
 	kt_uffd_gate_open(g.u);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 20;
-	KT_ASSERT(!pthread_timedjoin_np(thread, NULL, &ts),
+	KT_ASSERT(kt_join_within(thread, 20),
 		  "%s: closing the VM did not finish in 20 s", g.what);
 
 	ref = read_refcnt(KTSYS_KVM_REFCNT);

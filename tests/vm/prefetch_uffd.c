@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -298,15 +297,6 @@ static bool in_userfault(pid_t tid)
 	return !strcmp(buf, "handle_userfault");
 }
 
-static bool join_within(pthread_t t, unsigned int secs)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += secs;
-	return !pthread_timedjoin_np(t, NULL, &ts);
-}
-
 /*
  * The handler (kt_uffd) populates the part of a chunk after the faulting
  * page without waking anybody: a second thread waiting on that part must
@@ -350,8 +340,8 @@ static void test_tail_waiter(enum kt_uffd_mode mode)
 		  what);
 	kt_uffd_gate_open(u);
 
-	ok_a = join_within(ta, 10);
-	ok_b = join_within(tb, 10);
+	ok_a = kt_join_within(ta, 10);
+	ok_b = kt_join_within(tb, 10);
 	KT_EXPECT(ok_a && ok_b,
 		  "tail waiter %s: thread on the faulting page %s, thread on the chunk's tail %s",
 		  what, ok_a ? "woken" : "still waiting after 10 s",

@@ -78,6 +78,16 @@ uint64_t kt_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+bool kt_join_within(pthread_t t, unsigned int secs)
+{
+	struct timespec ts;
+
+	/* pthread_timedjoin_np() takes a CLOCK_REALTIME deadline. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += secs;
+	return !pthread_timedjoin_np(t, NULL, &ts);
+}
+
 /* ---- /dev/kvm and VMs --------------------------------------------- */
 
 int kt_kvm_open(void)

@@ -14,6 +14,7 @@
 #ifndef KVMTEST_H
 #define KVMTEST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -258,5 +259,7 @@ uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t kt_now_ns(void);
+/* pthread_join() @t if it ends within @secs s; true if it did. */
+bool kt_join_within(pthread_t t, unsigned int secs);
 
 #endif /* KVMTEST_H */
