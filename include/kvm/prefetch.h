@@ -34,8 +34,12 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
  * the VM's policy can never open a window (none, or a window of at most
  * one page): the fault path then skips the policy without a call, an RCU
  * section or an indirect call.  Needs struct kvm (<linux/kvm_host.h>).
+ * A racy read on purpose: the flag is a bool written with WRITE_ONCE()
+ * under the policy lock, and a stale value costs at most one window
+ * opened or missed while the policy changes.  Unlike READ_ONCE() it lets
+ * the compiler fold the load into the test.
  */
-#define kvm_prefetch_may_open(kvm)	READ_ONCE((kvm)->prefetch_may_open)
+#define kvm_prefetch_may_open(kvm)	data_race((kvm)->prefetch_may_open)
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 			 struct kvm_prefetch_window *w);
 bool kvm_prefetch_clip_window(const struct kvm_prefetch_window *w,
@@ -47,7 +51,8 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
 				  gfn_t gfn, u32 gup, bool *writable,
 				  hva_t *hva);
 int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
-				  int nr, struct page **pages, bool *writable);
+				  int nr, u32 gup, struct page **pages,
+				  bool *writable);
 
 /*
  * A module parameter that is one of @nr names (a NULL name is not

@@ -40,6 +40,9 @@
 
 #define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
+/* No KCSAN here: a racy read on purpose is a plain read. */
+#define data_race(expr)		(expr)
+
 /* ---- warnings and printk ------------------------------------------ */
 
 /* A WARN the test did not expect (shim.warn_expected) fails it. */
