@@ -68,9 +68,18 @@ static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
 	       !signal_pending(current);
 }
 
-/* The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(). */
+/*
+ * The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust().
+ * The host maps a page that is neither part of a compound page nor
+ * ZONE_DEVICE memory with a 4 KiB PTE, so that the fault path maps it at
+ * 4 KiB: skip the walk of the host page tables for it.
+ */
 static int prefetch_batch_level(struct prefetch_batch *b, gfn_t gfn)
 {
+	struct page *page = b->pages[gfn - b->gfn];
+
+	if (!PageCompound(page) && !is_zone_device_page(page))
+		return PG_LEVEL_4K;
 	return kvm_mmu_max_mapping_level(b->vcpu->kvm, b->slot, gfn,
 					 KVM_MAX_HUGEPAGE_LEVEL);
 }
