@@ -27,27 +27,31 @@ bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 }
 
 /*
- * Slow GUP that never faults.  6.1's hugetlb GUP path ignores FOLL_NOFAULT
- * and VM_IO/VM_PFNMAP mappings are resolved by faulting them in
- * (hva_to_pfn_remapped()), so neither is tried here.
+ * Slow GUP that never faults, of at most @nr pages from @addr and only in
+ * its VMA, without FOLL_WRITE: pages that are there, writable or not.
+ * 6.1's hugetlb GUP path ignores FOLL_NOFAULT and VM_IO/VM_PFNMAP
+ * mappings are resolved by faulting them in (hva_to_pfn_remapped()), so
+ * neither is tried here.  Return the number of pages got.
  */
-static struct page *prefetch_gup_nofault(unsigned long addr)
+static int prefetch_gup_nofault(unsigned long addr, int nr,
+				struct page **pages)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	struct page *page = NULL;
+	long got = 0;
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
 	if (vma && !is_vm_hugetlb_page(vma) &&
 	    !(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-		if (kvm_prefetch_get_user_page(addr,
-					       FOLL_NOFAULT | FOLL_HWPOISON,
-					       &page) != 1)
-			page = NULL;
+		nr = min_t(unsigned long, nr,
+			   (vma->vm_end - addr) >> PAGE_SHIFT);
+		got = kvm_prefetch_get_user_pages(addr, nr,
+						  FOLL_NOFAULT | FOLL_HWPOISON,
+						  pages);
 	}
 	mmap_read_unlock(mm);
-	return page;
+	return got > 0 ? got : 0;
 }
 
 /* Drop the references of pages a batch got and will not map. */
@@ -101,31 +105,67 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 	 * fork), or only reachable through mmap_lock: map it read-only;
 	 * a later guest write takes a normal fault.
 	 */
-	page = prefetch_gup_nofault(addr);
-	if (!page)
+	if (!prefetch_gup_nofault(addr, 1, &page))
 		return KVM_PFN_ERR_FAULT;
 	return page_to_pfn(page);
 }
 
+/*
+ * The pages of a nofault batch that fast GUP did not get: from @addr,
+ * whose page fast GUP refused, the run of pages the host has but fast GUP
+ * does not get, most often because only a fault would make them writable
+ * (shared after fork, the zero page, a file page before its first write),
+ * got with one slow GUP.  They are mapped read-only, as
+ * kvm_prefetch_gfn_to_pfn() maps each of them; the run ends before a page
+ * fast GUP gets (writable if @write), which the next batch maps as that
+ * function would.
+ */
+static int prefetch_gup_nofault_run(unsigned long addr, int nr, bool write,
+				    struct page **pages)
+{
+	struct page *page;
+	int got, i;
+
+	got = prefetch_gup_nofault(addr, nr, pages);
+	if (!got)
+		return 0;
+	for (i = 1; i < got; i++) {
+		if (get_user_page_fast_only(addr + i * PAGE_SIZE,
+					    write ? FOLL_WRITE : 0, &page)) {
+			put_page(page);
+			break;
+		}
+	}
+	kvm_prefetch_release_pages(pages + i, got - i);
+	return i;
+}
+
 /**
- * kvm_prefetch_gfn_run_to_pages() - host pages of a run of gfns, fast GUP only
+ * kvm_prefetch_gfn_run_to_pages() - host pages of a run of gfns, without
+ * waiting or faulting
  * @slot: the memslot of all of [@gfn, @gfn + @nr)
  * @gfn: the first guest frame
  * @nr: how many frames, at most what @pages holds
+ * @gup: the VM's GUP mode, KVM_PREFETCH_GUP_FAST_ONLY or
+ *	KVM_PREFETCH_GUP_NOFAULT
  * @pages: set to the pages got, each with a reference held
  * @writable: set to whether the pages may be mapped writable
  *
  * One lockless fast GUP of the run, writable if the memslot is: it never
  * waits, never faults a page in and takes no lock.  It stops at the first
- * page it cannot get, and before a hugetlbfs page, which the fault path
- * maps by its own rules.  What it does not get, the caller leaves to
- * kvm_prefetch_gfn_to_pfn().
+ * page it cannot get.  If that is the first page and @gup is nofault, one
+ * FOLL_NOFAULT GUP under mmap_lock gets instead the run of pages the host
+ * has but fast GUP refuses, to be mapped read-only.  Either way the run
+ * stops before a hugetlbfs page, which the fault path maps by its own
+ * rules.  Each page is mapped as kvm_prefetch_gfn_to_pfn() would map it,
+ * and what is not got, the caller leaves to that function.
  *
  * Return: the number of pages got, from 0 to @nr; the caller releases each
- * (kvm_release_pfn_clean()).
+ * (put_page()).
  */
 int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
-				  int nr, struct page **pages, bool *writable)
+				  int nr, u32 gup, struct page **pages,
+				  bool *writable)
 {
 	unsigned long addr;
 	bool slot_writable;
@@ -135,14 +175,17 @@ int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 	addr = gfn_to_hva_memslot_prot(slot, gfn, &slot_writable);
 	if (kvm_is_error_hva(addr) || nr <= 0)
 		return 0;
-	*writable = slot_writable;
 
 	got = get_user_pages_fast_only(addr, nr,
 				       slot_writable ? FOLL_WRITE : 0, pages);
+	if (got > 0)
+		*writable = slot_writable;
+	else if (gup == KVM_PREFETCH_GUP_NOFAULT)
+		got = prefetch_gup_nofault_run(addr, nr, slot_writable, pages);
 	if (got <= 0)
 		return 0;
 	for (i = 0; i < got; i++)
-		if (PageHuge(pages[i]))
+		if (PageCompound(pages[i]) && PageHuge(pages[i]))
 			break;
 	kvm_prefetch_release_pages(pages + i, got - i);
 	return i;

@@ -179,7 +179,7 @@ TEST(run_all_present)
 
 	shim.host.present = true;
 	shim.host.pte_writable = true;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 8, pages, &writable);
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 8, FAST_ONLY, pages, &writable);
 	ASSERT_EQ(got, 8);
 	ASSERT_TRUE(writable);
 	ASSERT_EQ(shim.gup_fast_flags, FOLL_WRITE);
@@ -198,7 +198,7 @@ TEST(run_readonly_slot_asks_no_write)
 
 	shim.host.present = true;
 	slot.flags = KVM_MEM_READONLY;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable);
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable);
 	ASSERT_EQ(got, 4);
 	ASSERT_FALSE(writable);
 	ASSERT_EQ(shim.gup_fast_flags, 0);
@@ -211,12 +211,12 @@ TEST(run_nothing_without_the_page)
 	bool writable;
 
 	/* Absent, read-only PTE for a writable slot, PFNMAP: all fall back. */
-	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable), 0);
 	shim.host.present = true;
-	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable), 0);
 	shim.host.pte_writable = true;
 	shim.host.vm_flags = VM_PFNMAP;
-	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable), 0);
 	ASSERT_EQ(shim.page_refs, 0);
 	ASSERT_EQ(shim.gup_calls, 0);
 }
@@ -229,7 +229,7 @@ TEST(run_hugetlb_falls_back_with_no_reference)
 	shim.host.present = true;
 	shim.host.pte_writable = true;
 	shim.host.vm_flags = VM_HUGETLB;
-	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable), 0);
 	ASSERT_EQ(shim.page_refs, 0);
 }
 
@@ -241,8 +241,91 @@ TEST(run_invalid_slot)
 	shim.host.present = true;
 	shim.host.pte_writable = true;
 	slot.flags = KVM_MEMSLOT_INVALID;
-	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, pages, &writable), 0);
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable), 0);
 	ASSERT_EQ(shim.gup_fast_calls, 0);
+}
+
+/*
+ * With gup nofault, a run whose first page fast GUP refuses but the host
+ * has (read-only for a writable memslot) comes from one slow GUP, never
+ * faulting, and is mapped read-only: one mmap_lock section for the run.
+ */
+TEST(run_nofault_readonly_in_one_slow_gup)
+{
+	struct page *pages[4];
+	bool writable = true;
+	int got;
+
+	shim.host.present = true;
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+					    &writable);
+	ASSERT_EQ(got, 4);
+	ASSERT_FALSE(writable);
+	ASSERT_EQ(shim.gup_calls, 1);
+	ASSERT_EQ(shim.gup_pages, 4);
+	ASSERT_EQ(shim.gup_addr, GFN_HVA);
+	ASSERT_EQ(shim.gup_flags, FOLL_NOFAULT | FOLL_HWPOISON);
+	ASSERT_EQ(shim.vma_lookups, 1);
+	ASSERT_EQ(shim.faulted_in, 0);
+	/* The run's fast GUP, then one look at each later page. */
+	ASSERT_EQ(shim.gup_fast_calls, 4);
+	ASSERT_EQ(shim.page_refs, 4);
+	release_run(pages, got);
+}
+
+/*
+ * The read-only run ends before a page fast GUP gets writable: the next
+ * run maps it writable, as kvm_prefetch_gfn_to_pfn() would.
+ */
+TEST(run_nofault_readonly_ends_before_a_writable_page)
+{
+	struct page *pages[4];
+	bool writable = true;
+	int got;
+
+	shim.host.present = true;
+	shim.host.writable_from = GFN_HVA + 2 * PAGE_SIZE;
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+					    &writable);
+	ASSERT_EQ(got, 2);
+	ASSERT_FALSE(writable);
+	ASSERT_EQ(shim.page_refs, 2);
+	release_run(pages, got);
+
+	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN + 2, 2, NOFAULT, pages,
+					    &writable);
+	ASSERT_EQ(got, 2);
+	ASSERT_TRUE(writable);
+	ASSERT_EQ(shim.gup_calls, 1);
+	release_run(pages, got);
+	ASSERT_EQ(shim.page_refs, 0);
+}
+
+/* Where nofault GUP has nothing, the run is empty and holds nothing. */
+TEST(run_nofault_nothing_without_the_page)
+{
+	struct page *pages[4];
+	bool writable;
+
+	/* Absent: one slow GUP that does not fault. */
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 0);
+	ASSERT_EQ(shim.gup_calls, 1);
+	/* Hugetlb, PFNMAP, no VMA: no slow GUP at all. */
+	shim.host.present = true;
+	shim.host.vm_flags = VM_HUGETLB;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 0);
+	shim.host.vm_flags = VM_PFNMAP;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 0);
+	shim.host.vm_flags = 0;
+	shim.host.no_vma = true;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 0);
+	ASSERT_EQ(shim.gup_calls, 1);
+	ASSERT_EQ(shim.faulted_in, 0);
+	ASSERT_EQ(shim.page_refs, 0);
 }
 
 int main(void)

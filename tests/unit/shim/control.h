@@ -49,6 +49,8 @@ struct shim_state {
 	struct {
 		bool present;		/* a PTE maps a page */
 		bool pte_writable;	/* ... writable without a fault */
+		/* if set, fast GUP finds PTEs from here on writable */
+		unsigned long writable_from;
 		bool no_vma;		/* vma_lookup() finds nothing */
 		unsigned long vm_flags;	/* the VMA's flags (VM_HUGETLB, ...) */
 	} host;
@@ -73,6 +75,7 @@ struct shim_state {
 	unsigned int gup_fast_flags;
 	unsigned long gup_fast_addr;
 	int gup_calls;			/* get_user_pages() */
+	unsigned long gup_pages;	/* pages it was asked for */
 	unsigned int gup_flags;
 	unsigned long gup_addr;
 	int faulted_in;			/* a GUP that would have faulted a page in */

@@ -470,7 +470,8 @@ static inline bool get_user_page_fast_only(unsigned long addr,
 	if (!shim.host.present || shim.host.no_vma ||
 	    (shim.host.vm_flags & (VM_PFNMAP | VM_IO)))
 		return false;
-	if ((gup_flags & FOLL_WRITE) && !shim.host.pte_writable)
+	if ((gup_flags & FOLL_WRITE) && !shim.host.pte_writable &&
+	    !(shim.host.writable_from && addr >= shim.host.writable_from))
 		return false;
 	*pagep = shim_get_page();
 	return true;
@@ -494,6 +495,12 @@ static inline int get_user_pages_fast_only(unsigned long start, int nr_pages,
 static inline bool PageHuge(const struct page *page)
 {
 	return !!(shim.host.vm_flags & VM_HUGETLB);
+}
+
+/* Only hugetlbfs pages are compound here. */
+static inline bool PageCompound(const struct page *page)
+{
+	return PageHuge(page);
 }
 
 static inline struct vm_area_struct *shim_vma_lookup(struct mm_struct *mm,
@@ -525,6 +532,7 @@ static inline long shim_get_user_pages(unsigned long start,
 {
 	bool hugetlb = shim.host.vm_flags & VM_HUGETLB;
 	bool nofault = (gup_flags & FOLL_NOFAULT) && !hugetlb;
+	unsigned long i;
 
 	shim_might_sleep("get_user_pages()", file, line);
 	shim.gup_calls++;
@@ -532,8 +540,8 @@ static inline long shim_get_user_pages(unsigned long start,
 	shim.gup_addr = start;
 	if (!current->mm->mmap_locked)
 		shim_violation(file, line, "get_user_pages() without mmap_lock");
-	if (nr_pages != 1)
-		shim_violation(file, line, "get_user_pages(): shim does 1 page");
+	if (!nr_pages)
+		shim_violation(file, line, "get_user_pages() of no page");
 	if (shim.host.no_vma || (shim.host.vm_flags & (VM_PFNMAP | VM_IO)))
 		return -EFAULT;
 	if (!shim.host.present ||
@@ -542,9 +550,10 @@ static inline long shim_get_user_pages(unsigned long start,
 			return -EFAULT;
 		shim.faulted_in++;
 	}
-	if (pages)
-		pages[0] = shim_get_page();
-	return 1;
+	shim.gup_pages += nr_pages;
+	for (i = 0; pages && i < nr_pages; i++)
+		pages[i] = shim_get_page();
+	return nr_pages;
 }
 #define get_user_pages(start, nr, flags, pages, vmas) \
 	shim_get_user_pages(start, nr, flags, pages, vmas, __FILE__, __LINE__)

@@ -7,12 +7,13 @@
 #ifndef __KVM_PREFETCH_GUP_H
 #define __KVM_PREFETCH_GUP_H
 
-/* GUP of the one page at @addr, with mmap_lock held for read. */
-static inline long kvm_prefetch_get_user_page(unsigned long addr,
-					      unsigned int gup_flags,
-					      struct page **page)
+/* GUP of @nr pages from @addr, with mmap_lock held for read. */
+static inline long kvm_prefetch_get_user_pages(unsigned long addr,
+					       unsigned long nr,
+					       unsigned int gup_flags,
+					       struct page **pages)
 {
-	return get_user_pages(addr, 1, gup_flags, page, NULL);
+	return get_user_pages(addr, nr, gup_flags, pages, NULL);
 }
 
 #endif /* __KVM_PREFETCH_GUP_H */

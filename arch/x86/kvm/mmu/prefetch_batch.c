@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The batched prefetch engine: map a run of a window's gfns with one
- * mmu_notifier snapshot, one fast GUP of the run, and one mmu_lock read
+ * mmu_notifier snapshot, one GUP of the run, and one mmu_lock read
  * section that walks once to each last-level page table and installs the
  * missing leaf SPTEs, instead of one full fault per page.
  *
  * It maps exactly what the per-page engine (AUTO faults, mmu/prefetch.c)
  * would: prefetch SPTEs (not accessed), writable as the host mapping and
  * the memslot allow, at the level the fault path would pick, never over a
- * present SPTE.  What it cannot do the same way it leaves to the per-page
- * engine by stopping there: pages fast GUP does not get (absent, read-only
- * for a writable memslot, VM_IO/VM_PFNMAP), hugetlbfs pages, VMs that may
- * have private memory or honour guest MTRRs or split NX huge pages, a
- * missing page table, a racing invalidation or SPTE change, an invalid
- * root, a pending signal.
+ * present SPTE.  Its GUP is the VM's: fast only, or nofault, where a run
+ * that fast GUP refuses comes read-only from one slow GUP (see
+ * kvm_prefetch_gfn_run_to_pages()).  What it cannot do the same way it
+ * leaves to the per-page engine by stopping there: pages GUP does not get
+ * (absent, VM_IO/VM_PFNMAP, read-only for a writable memslot with fast
+ * GUP only), hugetlbfs pages, VMs that may have private memory or honour
+ * guest MTRRs or split NX huge pages, a missing page table, a racing
+ * invalidation or SPTE change, an invalid root, a pending signal.
  *
  * Per page it does no more than it must: the SPTE of a 4 KiB page is the
  * batch's first one with the page's pfn (make_spte() depends on the pfn
@@ -205,6 +207,7 @@ static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
 	b->nr = kvm_prefetch_gfn_run_to_pages(b->slot, b->gfn,
 					      min_t(u64, end - b->gfn,
 						    PREFETCH_BATCH_PAGES),
+					      kvm_prefetch_vm_gup(kvm),
 					      b->pages, &b->writable);
 	if (!b->nr)
 		return;
