@@ -14,6 +14,13 @@
  * middle of the next block, so both scan directions and several batches
  * run.  Both engines must give the same counts.
  *
+ * On host pages that only a fault would make writable (anonymous memory
+ * shared with a child after fork), gup nofault maps a window read-only
+ * and gup fast maps nothing, with both engines alike; the batch does it
+ * without the faults of the per-page engine, which the
+ * kvm_mmu_spte_requested trace event (one per fault, guest's or AUTO)
+ * counts.
+ *
  * Every page reference an engine takes is dropped: after a VM that
  * prefetched all of a populated 32 MiB slot is gone and the memory is
  * unmapped, the memory is free again (MemFree and the allocator's per-CPU
@@ -30,11 +37,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kvmtest.h"
 #include "kt_sys.h"
 
 #define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
+#define FAULT_EVENT	"kvmmmu/kvm_mmu_spte_requested"
 #define SLOT		1
 #define GPA		0x40000000ULL		/* 1 GiB, 2 MiB aligned */
 #define BLOCK		(2ULL << 20)
@@ -251,6 +261,119 @@ static void exact(const char *engine, char *mem, struct counts *out)
 	kt_vm_free(vm);
 }
 
+/*
+ * The read-only scenario of the header with @engine; its counts go to
+ * @out[3].  @mem is shared with a child (fork) that holds it until the
+ * end, so that every PTE of it is write-protected.
+ */
+static void readonly(const char *engine, char *mem, struct counts *out)
+{
+	const uint32_t nofault = KVM_PREFETCH_GUP_NOFAULT;
+	struct kt_vcpu *vcpu;
+	struct counts a, b;
+	struct kt_vm *vm;
+	long faults;
+	uint32_t got;
+	int tr;
+
+	set_engine(engine);
+	vm = kt_vm_create();
+	kt_vm_add_slot(vm, SLOT, GPA, SIZE, 0, mem);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+
+	/*
+	 * nofault: a read at page 1 opens [0, 512); the 510 pages after it
+	 * and page 0 before it are there, read-only.  The batch maps the
+	 * 510 without a fault; the per-page engine takes one per page.
+	 */
+	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", BLOCK_PAGES, nofault),
+		  "SET auto 512 nofault");
+	a = counts(vm, vcpu);
+	tr = ktsys_trace_begin(FAULT_EVENT);
+	kt_touch(vcpu, GPA + KT_PAGE_SIZE, GPA + 2 * KT_PAGE_SIZE, 0,
+		 KT_TOUCH_READ);
+	faults = tr ? tr : ktsys_trace_end(FAULT_EVENT);
+	b = counts(vm, vcpu);
+	out[0] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
+				  b.p4k - a.p4k };
+	KT_EXPECT(b.pf - a.pf == 1 && b.mapped - a.mapped == 511 &&
+		  b.p4k - a.p4k == 512,
+		  "%s: read-only host pages: one fault, nofault prefetches the other 511 (pf %llu, mapped %llu, 4k %llu)",
+		  engine, (unsigned long long)(b.pf - a.pf),
+		  (unsigned long long)(b.mapped - a.mapped),
+		  (unsigned long long)(b.p4k - a.p4k));
+	if (!strcmp(engine, "batch"))
+		KT_EXPECT(faults == 2,
+			  "batch: the guest's fault and one AUTO fault (page 0, backward), the 510 forward in batches (%ld faults)",
+			  faults);
+	else
+		KT_EXPECT(faults == 512,
+			  "fault: the guest's fault and an AUTO fault per prefetched page (%ld faults)",
+			  faults);
+
+	/*
+	 * Read-only, with the host's contents: each first write faults (at
+	 * least once: the fault's own GUP breaks the host's COW, and the
+	 * invalidation that follows makes KVM retry it).
+	 */
+	KT_ASSERT(!ktsys_set_policy(vm->fd, "none", 0, 0), "SET none");
+	a = b;
+	got = kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_READ);
+	kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_WRITE);
+	b = counts(vm, vcpu);
+	out[1] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
+				  b.p4k - a.p4k };
+	KT_EXPECT(got == sum(mem, 0, BLOCK),
+		  "%s: read-only host pages: the guest reads the host's pages (sum 0x%x, want 0x%x)",
+		  engine, got, sum(mem, 0, BLOCK));
+	KT_EXPECT(b.pf - a.pf >= BLOCK_PAGES,
+		  "%s: read-only host pages are mapped read-only: every first write faults (%llu faults, %d pages)",
+		  engine, (unsigned long long)(b.pf - a.pf), BLOCK_PAGES);
+
+	/* gup fast: the same pages in the next block are not prefetched. */
+	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", BLOCK_PAGES,
+				    KVM_PREFETCH_GUP_FAST_ONLY),
+		  "SET auto 512 fast");
+	a = b;
+	kt_touch(vcpu, GPA + BLOCK + KT_PAGE_SIZE,
+		 GPA + BLOCK + 2 * KT_PAGE_SIZE, 0, KT_TOUCH_READ);
+	b = counts(vm, vcpu);
+	out[2] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
+				  b.p4k - a.p4k };
+	KT_EXPECT(b.pf - a.pf == 1 && b.mapped == a.mapped,
+		  "%s: read-only host pages: gup fast prefetches none (pf %llu, mapped %llu)",
+		  engine, (unsigned long long)(b.pf - a.pf),
+		  (unsigned long long)(b.mapped - a.mapped));
+
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+}
+
+/* Run readonly() with @engine on populated memory shared with a child. */
+static void readonly_shared(const char *engine, struct counts *out)
+{
+	char *mem = populated(SIZE);
+	int pfd[2], status;
+	pid_t child;
+	char c;
+
+	KT_ASSERT(!pipe(pfd), "pipe: %s", strerror(errno));
+	child = fork();
+	KT_ASSERT(child >= 0, "fork: %s", strerror(errno));
+	if (!child) {
+		/* Hold the pages, shared, until the parent closes the pipe. */
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	readonly(engine, mem, out);
+	close(pfd[1]);
+	KT_EXPECT(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		  !WEXITSTATUS(status), "the child that shared the pages is gone");
+	munmap(mem, SIZE);
+}
+
 struct timing {
 	uint64_t ns, ns_mapped, pf, mapped;
 };
@@ -343,6 +466,10 @@ int main(void)
 	}
 	KT_EXPECT(!memcmp(c[0], c[1], sizeof(c[0])),
 		  "both engines give the same counts at every step");
+	for (e = 0; e < 2; e++)
+		readonly_shared(engines[e], c[e]);
+	KT_EXPECT(!memcmp(c[0], c[1], sizeof(c[0][0]) * 3),
+		  "read-only host pages: both engines give the same counts at every step");
 	for (e = 0; e < 2; e++)
 		no_leak(engines[e]);
 	bench();
