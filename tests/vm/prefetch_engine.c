@@ -70,6 +70,13 @@ static struct counts counts(struct kt_vm *vm, struct kt_vcpu *vcpu)
 	return c;
 }
 
+/* What changed from @a to @b. */
+static struct counts delta(struct counts a, struct counts b)
+{
+	return (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
+				b.p4k - a.p4k };
+}
+
 static void set_engine(const char *engine)
 {
 	int r = ktsys_write(ENGINE_PATH, engine);
@@ -200,8 +207,7 @@ static void exact(const char *engine, char *mem, struct counts *out)
 	a = counts(vm, vcpu);
 	kt_touch(vcpu, GPA, GPA + BLOCK, 8 * KT_PAGE_SIZE, KT_TOUCH_READ);
 	b = counts(vm, vcpu);
-	out[0] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[0] = delta(a, b);
 	KT_EXPECT(b.pf - a.pf == 64 && b.p4k - a.p4k == 64,
 		  "%s: 64 faults map every 8th page (pf %llu, 4k %llu)", engine,
 		  (unsigned long long)(b.pf - a.pf),
@@ -217,8 +223,7 @@ static void exact(const char *engine, char *mem, struct counts *out)
 	kt_touch(vcpu, GPA + KT_PAGE_SIZE, GPA + 2 * KT_PAGE_SIZE, 0,
 		 KT_TOUCH_READ);
 	b = counts(vm, vcpu);
-	out[1] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[1] = delta(a, b);
 	KT_EXPECT(b.pf - a.pf == 1 && b.mapped - a.mapped == 447 &&
 		  b.p4k - a.p4k == 448,
 		  "%s: one fault, 447 missing pages prefetched, none mapped twice (pf %llu, mapped %llu, 4k %llu)",
@@ -231,8 +236,7 @@ static void exact(const char *engine, char *mem, struct counts *out)
 	got = kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_READ);
 	kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_WRITE);
 	b = counts(vm, vcpu);
-	out[2] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[2] = delta(a, b);
 	KT_EXPECT(got == sum(mem, 0, BLOCK),
 		  "%s: the guest reads the host's pages (sum 0x%x, want 0x%x)",
 		  engine, got, sum(mem, 0, BLOCK));
@@ -245,8 +249,7 @@ static void exact(const char *engine, char *mem, struct counts *out)
 		 KT_TOUCH_READ);
 	got = kt_touch(vcpu, GPA + BLOCK, GPA + SIZE, 0, KT_TOUCH_READ);
 	b = counts(vm, vcpu);
-	out[3] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[3] = delta(a, b);
 	KT_EXPECT(b.pf - a.pf == 1 && b.mapped - a.mapped == 511 &&
 		  b.p4k - a.p4k == 512,
 		  "%s: a window from its middle maps the rest of the block (pf %llu, mapped %llu, 4k %llu)",
@@ -295,8 +298,7 @@ static void readonly(const char *engine, char *mem, struct counts *out)
 		 KT_TOUCH_READ);
 	faults = tr ? tr : ktsys_trace_end(FAULT_EVENT);
 	b = counts(vm, vcpu);
-	out[0] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[0] = delta(a, b);
 	KT_EXPECT(b.pf - a.pf == 1 && b.mapped - a.mapped == 511 &&
 		  b.p4k - a.p4k == 512,
 		  "%s: read-only host pages: one fault, nofault prefetches the other 511 (pf %llu, mapped %llu, 4k %llu)",
@@ -322,8 +324,7 @@ static void readonly(const char *engine, char *mem, struct counts *out)
 	got = kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_READ);
 	kt_touch(vcpu, GPA, GPA + BLOCK, 0, KT_TOUCH_WRITE);
 	b = counts(vm, vcpu);
-	out[1] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[1] = delta(a, b);
 	KT_EXPECT(got == sum(mem, 0, BLOCK),
 		  "%s: read-only host pages: the guest reads the host's pages (sum 0x%x, want 0x%x)",
 		  engine, got, sum(mem, 0, BLOCK));
@@ -339,8 +340,7 @@ static void readonly(const char *engine, char *mem, struct counts *out)
 	kt_touch(vcpu, GPA + BLOCK + KT_PAGE_SIZE,
 		 GPA + BLOCK + 2 * KT_PAGE_SIZE, 0, KT_TOUCH_READ);
 	b = counts(vm, vcpu);
-	out[2] = (struct counts){ b.pf - a.pf, b.mapped - a.mapped,
-				  b.p4k - a.p4k };
+	out[2] = delta(a, b);
 	KT_EXPECT(b.pf - a.pf == 1 && b.mapped == a.mapped,
 		  "%s: read-only host pages: gup fast prefetches none (pf %llu, mapped %llu)",
 		  engine, (unsigned long long)(b.pf - a.pf),
