@@ -21,7 +21,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 .PHONY: all deps modules unit vm-test check demo patches clean static \
-	tests-vm initramfs versions overlay uapi policy-modules check-debug
+	tests-vm initramfs versions check-versions kernel-deps deps-test overlay uapi policy-modules check-debug
 
 TOP	:= $(CURDIR)
 
@@ -33,11 +33,9 @@ KERNEL	?= 6.1
 ifeq ($(KERNEL),6.1)
 BUILD	:= $(TOP)/build
 IMG_PKG	:= linux-image-amd64
-HDR_PKG	:= linux-headers-amd64
 else ifeq ($(KERNEL),6.12)
 BUILD	:= $(TOP)/build/6.12
 IMG_PKG	:= linux-image-6.12-amd64
-HDR_PKG	:= linux-headers-6.12-amd64
 # 6.12's <asm/kvm.h> includes <linux/bits.h>, which Debian 12's
 # linux-libc-dev (6.1) does not have: the test programs get 6.12's.  It
 # is kept out of the kernel tree, where it would hide the kernel's own
@@ -76,8 +74,9 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
 	scripts/subarch.include
 
-DEB_PKGS := $(SRC_PKG) $(IMG_PKG) $(HDR_PKG) \
-	qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
+# The kernel set itself (image, headers, source of one version) is not
+# in this list: scripts/kernel-set.sh installs it ("kernel-deps").
+DEB_PKGS := qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
 	linux-libc-dev libc6-dev gnuplot-nox git
 
@@ -97,18 +96,34 @@ all: modules
 
 # qemu-plugin.h of the installed QEMU, for the instruction meter of
 # "make cost" (from Debian's qemu source package; see the script).
-deps:
+deps: kernel-deps
 	@scripts/deps.sh $(DEB_PKGS)
 	@scripts/qemu-plugin-header.sh $(TOP)/build/qemu-plugin
 
+# The base's image, its headers and linux-source-$(KERNEL), all of the
+# version of the image $(IMG_PKG) boots, even while the archive serves a
+# newer source (scripts/kernel-set.sh; tests/deps/ tests it).
+kernel-deps:
+	@scripts/kernel-set.sh $(KERNEL) $(IMG_PKG)
+
 versions: deps
+	@$(MAKE) --no-print-directory check-versions
+
+# kernel-deps against fake archives (skewed, incomplete, not root).
+deps-test:
+	@mkdir -p $(RESULTS)
+	tests/deps/run.sh $(BUILD)/deps-test | tee $(RESULTS)/deps-test.txt
+
+check-versions:
 	@[ -n "$(ABI)" ] || { echo "cannot derive the kernel ABI name from $(IMG_PKG)" >&2; exit 1; }
 	@if [ "$(SRC_VERSION)" != "$(IMG_VERSION)" ] || \
 	    [ "$(SRC_VERSION)" != "$(HDR_VERSION)" ]; then \
 		echo "version mismatch: $(SRC_PKG) $(SRC_VERSION)," \
 		     "linux-image-$(ABI) $(IMG_VERSION)," \
 		     "linux-headers-$(ABI) $(HDR_VERSION)" >&2; \
-		echo "install matching versions (apt-get install $(SRC_PKG) $(IMG_PKG) $(HDR_PKG))" >&2; \
+		echo "make kernel-deps installs the set (as root), or:" \
+		     "apt-get install --allow-downgrades $(SRC_PKG)=$(IMG_VERSION)" \
+		     "linux-headers-$(ABI)=$(IMG_VERSION)" >&2; \
 		exit 1; \
 	fi
 	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
@@ -246,7 +261,7 @@ check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory deps KERNEL=6.12
 	@rm -rf $(TOP)/build/results $(TOP)/build/6.12/results
-	@$(MAKE) --no-print-directory KERNEL=6.1 modules unit static vm-test selftests
+	@$(MAKE) --no-print-directory KERNEL=6.1 deps-test modules unit static vm-test selftests
 	@$(MAKE) --no-print-directory KERNEL=6.1 deb-test
 	@$(MAKE) --no-print-directory KERNEL=6.12 modules static vm-test selftests
 	@scripts/check-summary.sh 6.1=$(TOP)/build/results \
