@@ -5,33 +5,37 @@
 #  - lintian is clean on the .debs;
 #  - the preinst refuses (and says why) a kernel whose linux-source or
 #    headers are missing or of another version;
-#  - installing the .debs builds the modules with DKMS for the default
-#    base's ABI into /lib/modules/<abi>/updates/dkms, with our
-#    parameters and the package version, modprobe would load them with
-#    the conffile's options, and /lib/modules/<abi>/kernel is untouched;
-#  - the test VM loads the DKMS-built modules with modprobe from that
-#    tree, with the conffile's options (changed to non-defaults), and runs
-#    smoke and kvm_prefetch_cmd (on the packaged command);
+#  - installing the .debs builds the modules with DKMS for every kernel
+#    given (one per base: Debian 12's 6.1 and, when installed, its 6.12)
+#    into /lib/modules/<abi>/updates/dkms, with our parameters and the
+#    package version, modprobe would load them with the conffile's
+#    options, and /lib/modules/<abi>/kernel is untouched;
+#  - for each of those kernels, the test VM boots it, loads the DKMS-built
+#    modules with modprobe from that tree, with the conffile's options
+#    (changed to non-defaults), and runs smoke and kvm_prefetch_cmd (on
+#    the packaged command);
 #  - purging brings the stock modules back.
 # The packages are purged on every exit, also on failure.
 #
 # Usage, as root, from the top of the repository:
-#   install-test.sh <deb dir> <abi> <kernel image> <work dir> <test bin dir>
-# The test bin dir holds the built in-VM test programs.  The last line is
+#   install-test.sh <deb dir> <work dir> <test bin dir> <abi>=<image>...
+# The test bin dir holds the built in-VM test programs (static, for every
+# base); the first kernel is the default base's.  The last line is
 # "N passed, N failed".
 
 set -eo pipefail
-[ $# -eq 5 ] || {
-	echo "usage: $0 <deb dir> <abi> <kernel image> <work dir> <test bin dir>" >&2
+[ $# -ge 4 ] || {
+	echo "usage: $0 <deb dir> <work dir> <test bin dir> <abi>=<image>..." >&2
 	exit 2
 }
 DEBS=$1
-ABI=$2
-KIMAGE=$3
-WORK=$4
-TESTBIN=$5
+WORK=$2
+TESTBIN=$3
+shift 3
+KERNELS=("$@")
+# The default base's kernel, for the checks that need one.
+ABI=${KERNELS[0]%%=*}
 KMODDIR=/lib/modules/$ABI
-DKMSDIR=$KMODDIR/updates/dkms
 CONF=/etc/modprobe.d/kvm-prefetch.conf
 PKGS=(kvm-prefetch kvm-prefetch-dkms)
 passed=0
@@ -52,11 +56,15 @@ dkms_deb=$(ls "$DEBS"/kvm-prefetch-dkms_*_all.deb)
 cmd_deb=$(ls "$DEBS"/kvm-prefetch_*_amd64.deb)
 version=$(dpkg-deb -f "$dkms_deb" Version)
 
-# The state of the stock modules: every file under kernel/, and kvm's
-# checksums.
+# The state of the stock modules of every kernel: every file under
+# kernel/, and kvm's checksums.
 kernel_tree_state() {
-	find "$KMODDIR/kernel" -type f -printf '%P %s %T@ %i\n' | LC_ALL=C sort
-	find "$KMODDIR/kernel" -name 'kvm*.ko*' -exec md5sum {} + | LC_ALL=C sort
+	local k d
+	for k in "${KERNELS[@]}"; do
+		d=/lib/modules/${k%%=*}/kernel
+		find "$d" -type f -printf '%p %s %T@ %i\n' | LC_ALL=C sort
+		find "$d" -name 'kvm*.ko*' -exec md5sum {} + | LC_ALL=C sort
+	done
 }
 
 purge() {
@@ -113,21 +121,31 @@ preinst_refuses "without linux-source" \
 	'*" linux-source-6.1 "*) exit 1 ;;' "linux-source-6.1 is not installed"
 preinst_refuses "without the headers" \
 	"*\" linux-headers-$ABI \"*) exit 1 ;;" "linux-headers-$ABI is not installed"
-preinst_refuses "with another linux-source version" \
-	'*" linux-source-6.1 "*) echo "install ok installed 6.1.0-0" ; exit 0 ;;' \
-	"versions differ"
+# Per base: a source newer than the image (the archive mid-update) is
+# refused with the exact linux-source-X=VERSION to install.
+for k in "${KERNELS[@]}"; do
+	k=${k%%=*}
+	b=$(echo "$k" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
+	v=$(dpkg-query -W -f='${Version}' "linux-image-$k")
+	preinst_refuses "for $k with a newer linux-source-$b" \
+		"*\" linux-source-$b \"*) echo \"install ok installed $v+newer\" ; exit 0 ;;" \
+		"versions differ.*apt-get install --allow-downgrades linux-source-$b=$v"
+done
 
 # ---- install -------------------------------------------------------------
 
 # The stock modules must be intact before we start and after each step.
 stock_intact() {
-	local pkg
-	pkg=$(dpkg-query -S "$KMODDIR/kernel/arch/x86/kvm/kvm.ko*" 2>/dev/null | cut -d: -f1 | head -n1)
-	[ -n "$pkg" ] && [ -z "$(dpkg -V "$pkg")" ] &&
-		[ -n "$(find "$KMODDIR/kernel/arch/x86/kvm" -name 'kvm-amd.ko*')" ]
+	local k pkg d
+	for k in "${KERNELS[@]}"; do
+		d=/lib/modules/${k%%=*}/kernel/arch/x86/kvm
+		pkg=$(dpkg-query -S "$d/kvm.ko*" 2>/dev/null | cut -d: -f1 | head -n1)
+		[ -n "$pkg" ] && [ -z "$(dpkg -V "$pkg")" ] &&
+			[ -n "$(find "$d" -name 'kvm-amd.ko*')" ] || return 1
+	done
 }
 if ! stock_intact; then
-	fail "the stock modules in $KMODDIR/kernel are not intact (dpkg -V) before the install; not installing"
+	fail "the stock modules of ${KERNELS[*]%%=*} are not intact (dpkg -V) before the install; not installing"
 	summary
 	exit 1
 fi
@@ -143,102 +161,120 @@ if dpkg -i "$dkms_deb" "$cmd_deb" > "$WORK/install.log" 2>&1; then
 else
 	cat "$WORK/install.log"
 	for l in /var/lib/dkms/kvm-prefetch/*/build/make.log \
-		 /var/lib/dkms/kvm-prefetch/*/"$ABI"/*/log/make.log; do
+		 /var/lib/dkms/kvm-prefetch/*/*/*/log/make.log; do
 		[ -f "$l" ] && tail -n 30 "$l"
 	done
 	fail "dpkg -i of the packages"
 	summary
 	exit 1
 fi
-check "dkms status: kvm-prefetch/$version installed for $ABI" \
-	grep -q "kvm-prefetch/$version, $ABI, x86_64: installed" \
-	<(dkms status -m kvm-prefetch)
+# What DKMS built for one kernel: <abi>.
+installed_for() {
+	local ABI=$1 DKMSDIR=/lib/modules/$1/updates/dkms m f kvm_ko
+	check "dkms status: kvm-prefetch/$version installed for $ABI" \
+		grep -q "kvm-prefetch/$version, $ABI, x86_64: installed" \
+		<(dkms status -m kvm-prefetch)
 
-for m in kvm kvm-amd kvm-intel kvm-prefetch-adaptive; do
-	f=$(find "$DKMSDIR" -maxdepth 1 -name "$m.ko*" 2>/dev/null | head -n1)
-	check "$m.ko in $DKMSDIR" test -n "$f"
+	for m in kvm kvm-amd kvm-intel kvm-prefetch-adaptive; do
+		f=$(find "$DKMSDIR" -maxdepth 1 -name "$m.ko*" 2>/dev/null | head -n1)
+		check "$m.ko in $DKMSDIR" test -n "$f"
+	done
+	kvm_ko=$(find "$DKMSDIR" -maxdepth 1 -name 'kvm.ko*' | head -n1)
+	modinfo "$kvm_ko" > "$WORK/modinfo.txt"
+	for p in prefetch_policy prefetch_nr_pages prefetch_gup prefetch_available; do
+		check "modinfo $(basename "$kvm_ko") shows parameter $p" \
+			grep -q "^parm: *$p:" "$WORK/modinfo.txt"
+	done
+	check "modinfo $(basename "$kvm_ko") shows version $version" \
+		grep -q "^version: *$version\$" "$WORK/modinfo.txt"
+	check "modinfo -k $ABI kvm resolves to $DKMSDIR" \
+		grep -q "^$DKMSDIR/kvm.ko" <(modinfo -k "$ABI" -n kvm)
+	modprobe -S "$ABI" --show-depends kvm_amd > "$WORK/modprobe.txt" 2>&1 || true
+	check "modprobe -S $ABI kvm_amd would load $DKMSDIR/kvm.ko with the conffile's options" \
+		grep -q "insmod $DKMSDIR/kvm.ko.* prefetch_policy=auto.* prefetch_nr_pages=8.* prefetch_gup=nofault" \
+		"$WORK/modprobe.txt"
+}
+for k in "${KERNELS[@]}"; do
+	installed_for "${k%%=*}"
 done
-kvm_ko=$(find "$DKMSDIR" -maxdepth 1 -name 'kvm.ko*' | head -n1)
-modinfo "$kvm_ko" > "$WORK/modinfo.txt"
-for p in prefetch_policy prefetch_nr_pages prefetch_gup prefetch_available; do
-	check "modinfo $(basename "$kvm_ko") shows parameter $p" \
-		grep -q "^parm: *$p:" "$WORK/modinfo.txt"
-done
-check "modinfo $(basename "$kvm_ko") shows version $version" \
-	grep -q "^version: *$version\$" "$WORK/modinfo.txt"
-check "modinfo -k $ABI kvm resolves to $DKMSDIR" \
-	grep -q "^$DKMSDIR/kvm.ko" <(modinfo -k "$ABI" -n kvm)
-modprobe -S "$ABI" --show-depends kvm_amd > "$WORK/modprobe.txt" 2>&1 || true
-check "modprobe -S $ABI kvm_amd would load $DKMSDIR/kvm.ko with the conffile's options" \
-	grep -q "insmod $DKMSDIR/kvm.ko.* prefetch_policy=auto.* prefetch_nr_pages=8.* prefetch_gup=nofault" \
-	"$WORK/modprobe.txt"
 check "$CONF is installed" test -f "$CONF"
 check "/usr/sbin/kvm-prefetch is installed" test -x /usr/sbin/kvm-prefetch
 check "the man page is installed" test -f /usr/share/man/man8/kvm-prefetch.8.gz
-check "$KMODDIR/kernel is untouched by the install" \
+check "/lib/modules/*/kernel is untouched by the install" \
 	test "$before" = "$(kernel_tree_state)"
 check "dpkg -V: the stock modules are intact after the install" stock_intact
 
-# ---- the test VM on the DKMS-built modules ------------------------------
+# ---- the test VM on the DKMS-built modules, one boot per kernel ------
 
-# mkinitramfs.sh takes the modules from <build>/modules: the DKMS ones.
-mkdir -p "$WORK/build/modules" "$WORK/vm/tests"
-for f in "$DKMSDIR"/*.ko*; do
-	case $f in
-	*.xz) xz -dc "$f" > "$WORK/build/modules/$(basename "$f" .xz)" ;;
-	*) cp "$f" "$WORK/build/modules/" ;;
-	esac
+# vm_on <abi> <image>
+vm_on() {
+	local ABI=$1 KIMAGE=$2 KMODDIR=/lib/modules/$1 DKMSDIR=/lib/modules/$1/updates/dkms
+	local W=$WORK/$1 f root lib
+	# mkinitramfs.sh takes the modules from <build>/modules: the DKMS ones.
+	mkdir -p "$W/build/modules" "$W/vm/tests"
+	for f in "$DKMSDIR"/*.ko*; do
+		case $f in
+		*.xz) xz -dc "$f" > "$W/build/modules/$(basename "$f" .xz)" ;;
+		*) cp "$f" "$W/build/modules/" ;;
+		esac
+	done
+	cp "$TESTBIN/smoke" "$TESTBIN/kvm_prefetch_cmd" "$W/vm/tests/"
+	BUILD=$W/build VMDIR=$W/vm KMODDIR=$KMODDIR tests/vm/mkinitramfs.sh > /dev/null
+	root=$W/vm/root
+
+	# As on the host: the DKMS tree, its modules.dep entries, the conffile
+	# (with non-default values, so that applying them shows) and the
+	# packaged command with the libraries it needs.
+	rm -rf "${root:?}/lib/modules/$ABI"
+	mkdir -p "$root/lib/modules/$ABI/updates/dkms" "$root/etc/modprobe.d" "$root/usr/sbin"
+	cp "$W"/build/modules/*.ko "$root/lib/modules/$ABI/updates/dkms/"
+	sed -n 's/\.ko\.xz/.ko/g; \|^updates/dkms/|p' "$KMODDIR/modules.dep" |
+		sed 's| kernel/[^ ]*||g' > "$root/lib/modules/$ABI/modules.dep"
+	sed -e 's/^options kvm prefetch_nr_pages=.*/options kvm prefetch_nr_pages=24/' \
+	    -e 's/^options kvm prefetch_gup=.*/options kvm prefetch_gup=fast/' \
+		"$CONF" > "$root$CONF"
+	cp /usr/sbin/kvm-prefetch "$root/usr/sbin/"
+	for lib in $(ldd /usr/sbin/kvm-prefetch | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	mv "$root/bin/kvm-reload" "$root/bin/kvm-reload.insmod"
+	cp packaging/vm-kvm-reload "$root/bin/kvm-reload"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
+		gzip -1 > "$W/vm/initramfs.cpio.gz"
+
+	if tests/vm/run-vm.sh --kernel "$KIMAGE" --initrd "$W/vm/initramfs.cpio.gz" \
+		--mode test --log "$W/vm/test.log" --retry-wedged --quiet \
+		--append "kp.tests=smoke,kvm_prefetch_cmd" > "$W/vm/result.txt" 2>&1; then
+		pass "in the VM on $ABI: $(tail -n1 "$W/vm/result.txt") (smoke, kvm_prefetch_cmd on modprobe-loaded DKMS modules)"
+	else
+		cat "$W/vm/result.txt"
+		fail "in the VM on $ABI: $(tail -n1 "$W/vm/result.txt") (log: $W/vm/test.log)"
+	fi
+	check "$ABI: the VM loaded kvm.ko with the conffile's options" \
+		grep -q "^PASS: $CONF sets prefetch_nr_pages=24 at load: live value 24" \
+		"$W/vm/test.log"
+	check "$ABI: the VM's kvm.ko is the packaged one (version $version)" \
+		grep -q "^PASS: status shows kvm.ko's version $version" "$W/vm/test.log"
+}
+for k in "${KERNELS[@]}"; do
+	vm_on "${k%%=*}" "${k#*=}"
 done
-cp "$TESTBIN/smoke" "$TESTBIN/kvm_prefetch_cmd" "$WORK/vm/tests/"
-BUILD=$WORK/build VMDIR=$WORK/vm KMODDIR=$KMODDIR tests/vm/mkinitramfs.sh > /dev/null
-root=$WORK/vm/root
-
-# As on the host: the DKMS tree, its modules.dep entries, the conffile
-# (with non-default values, so that applying them shows) and the
-# packaged command with the libraries it needs.
-rm -rf "${root:?}/lib/modules/$ABI"
-mkdir -p "$root/lib/modules/$ABI/updates/dkms" "$root/etc/modprobe.d" "$root/usr/sbin"
-cp "$WORK"/build/modules/*.ko "$root/lib/modules/$ABI/updates/dkms/"
-sed -n 's/\.ko\.xz/.ko/g; \|^updates/dkms/|p' "$KMODDIR/modules.dep" |
-	sed 's| kernel/[^ ]*||g' > "$root/lib/modules/$ABI/modules.dep"
-sed -e 's/^options kvm prefetch_nr_pages=.*/options kvm prefetch_nr_pages=24/' \
-    -e 's/^options kvm prefetch_gup=.*/options kvm prefetch_gup=fast/' \
-	"$CONF" > "$root$CONF"
-cp /usr/sbin/kvm-prefetch "$root/usr/sbin/"
-for lib in $(ldd /usr/sbin/kvm-prefetch | grep -o '/[^ ]*'); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
-mv "$root/bin/kvm-reload" "$root/bin/kvm-reload.insmod"
-cp packaging/vm-kvm-reload "$root/bin/kvm-reload"
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
-	gzip -1 > "$WORK/vm/initramfs.cpio.gz"
-
-if tests/vm/run-vm.sh --kernel "$KIMAGE" --initrd "$WORK/vm/initramfs.cpio.gz" \
-	--mode test --log "$WORK/vm/test.log" --retry-wedged --quiet \
-	--append "kp.tests=smoke,kvm_prefetch_cmd" > "$WORK/vm/result.txt" 2>&1; then
-	pass "in the VM: $(tail -n1 "$WORK/vm/result.txt") (smoke, kvm_prefetch_cmd on modprobe-loaded DKMS modules)"
-else
-	cat "$WORK/vm/result.txt"
-	fail "in the VM: $(tail -n1 "$WORK/vm/result.txt") (log: $WORK/vm/test.log)"
-fi
-check "the VM loaded kvm.ko with the conffile's options" \
-	grep -q "^PASS: $CONF sets prefetch_nr_pages=24 at load: live value 24" \
-	"$WORK/vm/test.log"
-check "the VM's kvm.ko is the packaged one (version $version)" \
-	grep -q "^PASS: status shows kvm.ko's version $version" "$WORK/vm/test.log"
 
 # ---- purge ----------------------------------------------------------------
 
 trap - EXIT
 if purge; then pass "dpkg --purge ${PKGS[*]}"; else fail "dpkg --purge ${PKGS[*]}"; fi
-check "no kvm module left in $DKMSDIR" \
-	test -z "$(find "$DKMSDIR" -maxdepth 1 -name 'kvm*.ko*' 2>/dev/null)"
-check "modinfo -k $ABI kvm is the stock module again" \
-	grep -q "^$KMODDIR/kernel/arch/x86/kvm/kvm.ko" <(modinfo -k "$ABI" -n kvm)
+for k in "${KERNELS[@]}"; do
+	k=${k%%=*}
+	check "no kvm module left in /lib/modules/$k/updates/dkms" \
+		test -z "$(find "/lib/modules/$k/updates/dkms" -maxdepth 1 -name 'kvm*.ko*' 2>/dev/null)"
+	check "modinfo -k $k kvm is the stock module again" \
+		grep -q "^/lib/modules/$k/kernel/arch/x86/kvm/kvm.ko" <(modinfo -k "$k" -n kvm)
+done
 check "$CONF is gone" test ! -e "$CONF"
 check "dkms has forgotten kvm-prefetch" test ! -e /var/lib/dkms/kvm-prefetch
-check "$KMODDIR/kernel is as before" test "$before" = "$(kernel_tree_state)"
+check "/lib/modules/*/kernel is as before" test "$before" = "$(kernel_tree_state)"
 check "dpkg -V: the stock modules are intact after the purge" stock_intact
 
 summary

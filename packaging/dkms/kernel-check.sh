@@ -6,7 +6,8 @@
 # preinst by packaging/make-deb.sh so that a host that cannot build is
 # refused before anything is installed.
 
-# kp_kernel_base <kernel release>: the base, "6.1" for "6.1.0-57-amd64".
+# kp_kernel_base <kernel release>: the base, "6.1" for "6.1.0-57-amd64",
+# "6.12" for "6.12.118+deb12-amd64".
 kp_kernel_base() {
 	echo "$1" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p'
 }
@@ -15,7 +16,7 @@ kp_kernel_base() {
 # says the same).
 kp_supported() {
 	case $(kp_kernel_base "$1") in
-	6.1)	return 0 ;;
+	6.1|6.12)	return 0 ;;
 	*)	return 1 ;;
 	esac
 }
@@ -29,7 +30,10 @@ kp_pkg_version() {
 }
 
 # kp_check_kernel <kernel release>: true if linux-source-<base>, the
-# kernel's image and its headers are installed in one version.
+# kernel's image and its headers are installed in one version: the
+# image's.  The source must be of exactly the kernel's version, newer is
+# as wrong as older (Debian's archive serves a point release's source
+# before its signed image).
 # Otherwise say what is missing or differs on stderr, and fail.
 kp_check_kernel() {
 	kck_base=$(kp_kernel_base "$1")
@@ -50,7 +54,7 @@ kp_check_kernel() {
 		return 1
 	fi
 	if [ "$kck_src" != "$kck_img" ] || [ "$kck_hdr" != "$kck_img" ]; then
-		echo "kvm-prefetch: versions differ for kernel $1: linux-image $kck_img, linux-headers $kck_hdr, linux-source-$kck_base $kck_src; KVM must be built from the source of exactly this kernel (apt-get install linux-source-$kck_base=$kck_img, or upgrade the kernel and reboot)" >&2
+		echo "kvm-prefetch: versions differ for kernel $1: linux-image $kck_img, linux-headers $kck_hdr, linux-source-$kck_base $kck_src; KVM must be built from the source of exactly this kernel (apt-get install --allow-downgrades linux-source-$kck_base=$kck_img linux-headers-$1=$kck_img, or upgrade the kernel and reboot)" >&2
 		return 1
 	fi
 	return 0

@@ -3,7 +3,7 @@
 #
 # DKMS PRE_BUILD: prepare the tree that packaging/dkms/build.sh builds,
 # as "make modules" does: extract KVM from the linux-source of exactly
-# this kernel's version, apply arch/x86/6.1/series, overlay our files and
+# this kernel's version, apply arch/x86/<base>/series, overlay our files and
 # write the out-of-tree Kbuild (scripts/apply-series.sh, layout.sh,
 # write-kbuild.sh), then add the package version to the modules.
 #
@@ -25,6 +25,8 @@ TREE=build/kvm
 rm -rf build
 kp_check_kernel "$KVER"
 base=$(kp_kernel_base "$KVER")
+# The base's hook series and files (scripts/layout.sh).
+export KP_BASE=$base
 mkdir -p "$TREE" build/policy
 # shellcheck disable=SC2046
 tar -xJf "/usr/src/linux-source-$base.tar.xz" -C "$TREE" \
