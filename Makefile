@@ -314,3 +314,4 @@ clean:
 include cocci/cocci.mk
 include tests/selftests/selftests.mk
 include packaging/deb.mk
+include tests/qemu/qemu.mk

@@ -76,9 +76,10 @@ fi
 # The monitor lets us dump the vCPUs' state if the guest stops talking.
 port=$(( 40000 + $$ % 20000 ))
 : > "$log"
-# KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only.
+# KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only; KP_MEM
+# (default 2G) is the test VM's memory (the QEMU rig, tests/qemu/, needs 3G).
 # shellcheck disable=SC2086
-qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 2G \
+qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m "${KP_MEM:-2G}" \
 	-smp "${KP_SMP:-2}" ${KP_QEMU_ARGS:-} "${plugin[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet nokaslr no_timer_check kp.mode=$mode $append" \

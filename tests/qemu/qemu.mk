@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The QEMU rig (included from the top-level Makefile): Debian's
+# qemu-system-x86_64 inside the test VM boots Debian's kernel as a guest
+# on KVM, stock or ours, and runs a memory workload (tests/qemu/).
+#
+#   make qemu-test [QEMU_RUNS=N] [QEMU_ARMS=stock,none,auto-8,...]
+#                  [QEMU_L2="word:word"] [QEMU_CPU=host] [QEMU_THP=never]
+#                  [QEMU_PAR=1]
+# QEMU_ARMS: stock, or <policy>[-<nr_pages>][-<engine>] on our modules.
+
+QEMU_RIG := $(BUILD)/qemu-rig
+QEMU_RUNS ?= 1
+QEMU_ARMS ?= stock,none,manual,async,auto-8,auto-8-fault
+QEMU_L2 ?=
+QEMU_CPU ?=
+QEMU_THP ?=
+QEMU_PAR ?=
+QEMU_TIMEOUT ?= 3000
+
+.PHONY: qemu-rig qemu-test
+qemu-rig: $(MODULES_DEP)
+	BUILD=$(BUILD) KMODDIR=$(KMODDIR) KIMAGE=$(KIMAGE) RIG=$(QEMU_RIG) \
+		tests/qemu/mkrig.sh
+
+qemu-test: qemu-rig
+	@mkdir -p $(RESULTS)
+	KP_MEM=3G tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
+		--log $(QEMU_RIG)/test.log --timeout $(QEMU_TIMEOUT) \
+		--append "kp.tests=qemu_guests kp.qemu.runs=$(QEMU_RUNS) kp.qemu.arms=$(QEMU_ARMS)" \
+		$(if $(QEMU_L2),--append "kp.qemu.l2=$(QEMU_L2)") \
+		$(if $(QEMU_CPU),--append "kp.qemu.cpu=$(QEMU_CPU)") \
+		$(if $(QEMU_THP),--append "kp.qemu.thp=$(QEMU_THP)") \
+		$(if $(QEMU_PAR),--append "kp.qemu.par=$(QEMU_PAR)") | \
+		tee $(RESULTS)/qemu-test.txt
