@@ -4,7 +4,7 @@
  * a prefetch fault gets its host page.  The counterpart of hva_to_pfn()
  * for faults that must never wait for I/O, fault a page in or raise a
  * userfaultfd event: lockless fast GUP, then (if the VM allows it) GUP
- * with FOLL_NOFAULT, and nothing else.
+ * with FOLL_NOFAULT when mmap_lock is free, and nothing else.
  */
 #define pr_fmt(fmt) "kvm-prefetch: " fmt
 
@@ -26,12 +26,27 @@ bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES));
 }
 
+/* Count a page given up because mmap_lock was taken (a vCPU stat). */
+static void prefetch_count_mmap_busy(void)
+{
+	struct kvm_vcpu *vcpu = kvm_get_running_vcpu();
+
+	if (vcpu)
+		vcpu->stat.generic.prefetch_mmap_busy++;
+}
+
 /*
  * Slow GUP that never faults, of at most @nr pages from @addr and only in
  * its VMA, without FOLL_WRITE: pages that are there, writable or not.
  * 6.1's hugetlb GUP path ignores FOLL_NOFAULT and VM_IO/VM_PFNMAP
  * mappings are resolved by faulting them in (hva_to_pfn_remapped()), so
  * neither is tried here.  Return the number of pages got.
+ *
+ * The work is speculative, so it never waits for mmap_lock: while a
+ * writer holds it (the VMM's mmap(), munmap(), mprotect(),
+ * UFFDIO_REGISTER), waiting would stall the vCPU for pages the guest may
+ * never touch.  Such pages are given up, as absent ones are, and counted
+ * in the prefetch_mmap_busy stat; a guest access faults them in normally.
  */
 static int prefetch_gup_nofault(unsigned long addr, int nr,
 				struct page **pages)
@@ -40,7 +55,10 @@ static int prefetch_gup_nofault(unsigned long addr, int nr,
 	struct vm_area_struct *vma;
 	long got = 0;
 
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm)) {
+		prefetch_count_mmap_busy();
+		return 0;
+	}
 	vma = vma_lookup(mm, addr);
 	if (vma && !is_vm_hugetlb_page(vma) &&
 	    !(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
@@ -68,8 +86,8 @@ static void kvm_prefetch_release_pages(struct page **pages, int nr)
  * @slot: the gfn's memslot
  * @gfn: the guest frame
  * @gup: KVM_PREFETCH_GUP_FAST_ONLY (lockless fast GUP only) or
- *	KVM_PREFETCH_GUP_NOFAULT (also GUP with FOLL_NOFAULT, which may take
- *	mmap_lock)
+ *	KVM_PREFETCH_GUP_NOFAULT (also GUP with FOLL_NOFAULT, if mmap_lock
+ *	can be taken without waiting)
  * @writable: set to whether the page may be mapped writable
  * @hva: set to the host virtual address
  *
@@ -155,7 +173,8 @@ static int prefetch_gup_nofault_run(unsigned long addr, int nr, bool write,
  * waits, never faults a page in and takes no lock.  It stops at the first
  * page it cannot get.  If that is the first page and @gup is nofault, one
  * FOLL_NOFAULT GUP under mmap_lock gets instead the run of pages the host
- * has but fast GUP refuses, to be mapped read-only.  Either way the run
+ * has but fast GUP refuses, to be mapped read-only (none while a writer
+ * holds mmap_lock: it is only tried).  Either way the run
  * stops before a hugetlbfs page, which the fault path maps by its own
  * rules.  Each page is mapped as kvm_prefetch_gfn_to_pfn() would map it,
  * and what is not got, the caller leaves to that function.

@@ -328,6 +328,45 @@ TEST(run_nofault_nothing_without_the_page)
 	ASSERT_EQ(shim.page_refs, 0);
 }
 
+/*
+ * While a writer holds mmap_lock, the speculative slow GUP is not tried:
+ * nothing is got, nothing waits (a trylock only), no lock is left held,
+ * and the running vCPU counts the page given up in prefetch_mmap_busy.
+ */
+TEST(nofault_gives_up_while_mmap_lock_is_taken)
+{
+	struct kvm_vcpu vcpu = {};
+	struct page *pages[4];
+	bool writable = true;
+	kvm_pfn_t pfn;
+	hva_t hva;
+
+	shim.running_vcpu = &vcpu;
+	shim.host.present = true;
+	shim.host.pte_writable = false;
+	shim.host.mmap_contended = true;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 0);
+	ASSERT_FALSE(writable);
+	pfn = kvm_prefetch_gfn_to_pfn(&slot, GFN, NOFAULT, &writable, &hva);
+	ASSERT_EQ(pfn, KVM_PFN_ERR_FAULT);
+	ASSERT_EQ(shim.mmap_trylock_failed, 2);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_mmap_busy, 2);
+	ASSERT_EQ(shim.gup_calls, 0);
+	ASSERT_EQ(shim.mmap_depth, 0);
+	ASSERT_EQ(shim.page_refs, 0);
+
+	/* Free again: the same run comes from one slow GUP, nothing counted. */
+	shim.host.mmap_contended = false;
+	ASSERT_EQ(kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
+						&writable), 4);
+	ASSERT_EQ(shim.gup_calls, 1);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_mmap_busy, 2);
+	release_run(pages, 4);
+	ASSERT_EQ(shim.page_refs, 0);
+	shim.running_vcpu = NULL;
+}
+
 int main(void)
 {
 	return test_run_all(setup, teardown);

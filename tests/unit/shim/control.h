@@ -53,7 +53,10 @@ struct shim_state {
 		unsigned long writable_from;
 		bool no_vma;		/* vma_lookup() finds nothing */
 		unsigned long vm_flags;	/* the VMA's flags (VM_HUGETLB, ...) */
+		bool mmap_contended;	/* mmap_read_trylock() fails */
 	} host;
+	/* kvm_get_running_vcpu() */
+	struct kvm_vcpu *running_vcpu;
 
 	/* ---- what the kernel code did ---- */
 	int spin_depth;			/* spinlocks held */
@@ -61,6 +64,7 @@ struct shim_state {
 	int rcu_depth;			/* rcu_read_lock() nesting */
 	unsigned long rcu_sections;	/* rcu_read_lock() calls */
 	int mmap_depth;			/* mmap_read_lock() held */
+	int mmap_trylock_failed;	/* mmap_read_trylock() calls that failed */
 	int srcu_depth;			/* srcu_read_lock() nesting */
 	int vcpu_loaded;		/* vcpu_load() without vcpu_put() */
 	unsigned long grace_periods;	/* synchronize_rcu() calls */

@@ -105,7 +105,13 @@ struct kvm_vcpu_arch {
 	u32 hflags;
 };
 
+/* include/linux/kvm_types.h */
+struct kvm_vcpu_stat_generic {
+	u64 prefetch_mmap_busy;	/* 0009 hook patch */
+};
+
 struct kvm_vcpu_stat {
+	struct kvm_vcpu_stat_generic generic;
 	u64 prefetch_windows;	/* 0003 hook patch */
 	u64 prefetch_mapped;
 };

@@ -435,6 +435,11 @@ static inline struct page *shim_get_page(void)
 	SHIM_TAKE(&(mm)->mmap_locked, mmap_depth, true, "mmap_read_lock()")
 #define mmap_read_unlock(mm)						\
 	SHIM_DROP(&(mm)->mmap_locked, mmap_depth, "mmap_read_unlock()")
+/* Fails while shim.host.mmap_contended (a writer holds the lock). */
+#define mmap_read_trylock(mm)						\
+	(shim.host.mmap_contended ? (shim.mmap_trylock_failed++, false) :	\
+	 (SHIM_TAKE(&(mm)->mmap_locked, mmap_depth, false,		\
+		    "mmap_read_trylock()"), true))
 
 /* ---- the kernel's values and library, copied ----------------------- */
 
@@ -445,6 +450,12 @@ static inline struct page *shim_get_page(void)
 #define vcpu_load(vcpu)							\
 	SHIM_TAKE(&(vcpu)->loaded, vcpu_loaded, true, "vcpu_load()")
 #define vcpu_put(vcpu)	SHIM_DROP(&(vcpu)->loaded, vcpu_loaded, "vcpu_put()")
+
+/* The vCPU loaded on this CPU: the one a test runs the code for. */
+static inline struct kvm_vcpu *kvm_get_running_vcpu(void)
+{
+	return shim.running_vcpu;
+}
 
 /*
  * ---- GUP, following shim.host ---------------------------------------
