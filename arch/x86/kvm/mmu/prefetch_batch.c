@@ -42,9 +42,15 @@
 #include "prefetch_mmu.h"
 #include "prefetch_batch.h"
 
-/* Pages one batch gets with one fast GUP; the array is on the stack. */
+/* Pages one batch gets with one GUP. */
 #define PREFETCH_BATCH_PAGES	64
 
+/*
+ * One vCPU's batch: allocated with the vCPU, as the fault path has no room
+ * on the stack for the page array.  Only the vCPU's own thread uses it,
+ * with vcpu->mutex held (a guest fault, a prefault or an async #PF
+ * completion), and the AUTO faults it issues never open a window.
+ */
 struct kvm_prefetch_batch {
 	struct kvm_vcpu *vcpu;
 	struct kvm_memory_slot *slot;
@@ -245,23 +251,48 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			   u64 end, u64 *mapped)
 {
-	struct kvm_prefetch_batch b = {
-		.vcpu = vcpu, .start = start, .end = end,
-	};
+	struct kvm_prefetch_batch *b = vcpu->arch.prefetch_batch;
 
+	/* Each batch resets what it reads; the page array it overwrites. */
+	b->vcpu = vcpu;
+	b->start = start;
+	b->end = end;
 	while (gfn < end && prefetch_batch_vm_ok(vcpu)) {
-		b.gfn = gfn;
-		b.next = gfn;
-		b.nr = 0;
-		b.mapped = 0;
-		b.spte_4k = 0;
-		prefetch_batch_run(&b, end);
-		*mapped += b.mapped;
-		if (b.next == gfn)
+		b->gfn = gfn;
+		b->next = gfn;
+		b->nr = 0;
+		b->mapped = 0;
+		b->spte_4k = 0;
+		prefetch_batch_run(b, end);
+		*mapped += b->mapped;
+		if (b->next == gfn)
 			break;
-		gfn = b.next;
+		gfn = b->next;
 		cond_resched();
 	}
 	return gfn;
 }
 
+/**
+ * kvm_mmu_prefetch_vcpu_create() - set up a new vCPU's prefetch engine
+ * @vcpu: the vCPU, from kvm_mmu_create()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kvm_mmu_prefetch_vcpu_create(struct kvm_vcpu *vcpu)
+{
+	vcpu->arch.prefetch_batch = kzalloc(sizeof(*vcpu->arch.prefetch_batch),
+					    GFP_KERNEL_ACCOUNT);
+	return vcpu->arch.prefetch_batch ? 0 : -ENOMEM;
+}
+
+/**
+ * kvm_mmu_prefetch_vcpu_destroy() - free what kvm_mmu_prefetch_vcpu_create()
+ * set up
+ * @vcpu: the vCPU, from kvm_mmu_destroy()
+ */
+void kvm_mmu_prefetch_vcpu_destroy(struct kvm_vcpu *vcpu)
+{
+	kfree(vcpu->arch.prefetch_batch);
+	vcpu->arch.prefetch_batch = NULL;
+}
