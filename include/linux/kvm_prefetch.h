@@ -52,10 +52,14 @@ struct kvm_prefetch_fault {
  * @start: first guest frame
  * @nr_pages: length in 4 KiB pages
  *
- * The engine clips the window to the faulting memslot, the maximum GFN and
- * KVM_PREFETCH_MAX_PAGES, maps it outward from the faulting page and skips
- * what is already mapped; a page the host does not have ends the scan in
- * that direction.
+ * The engine clips the window to the faulting memslot, the maximum GFN,
+ * KVM_PREFETCH_MAX_PAGES and the VM's nr_pages, and maps pages of the
+ * clipped window only, none outside it: outward from the faulting page if
+ * the window holds it, else from the window's end nearest to the fault.
+ * Forward it steps over what is mapped; backward the first mapped page
+ * ends the scan; in either direction a page the host does not have ends
+ * it.  A page is mapped at the largest level whose block lies inside the
+ * clipped window and covers nothing mapped.
  */
 struct kvm_prefetch_window {
 	u64 start;

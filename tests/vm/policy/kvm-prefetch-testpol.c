@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kvm-prefetch-testpol: a policy for the in-VM tests of module lifecycle
- * and autoload.  After every guest fault it prefetches the window that
- * follows the faulting page (not the aligned one around it), so a test can
- * tell it apart from the built-ins by what gets mapped.  It counts the VMs
- * using it in a parameter, so tests can check init/release balance.
+ * kvm-prefetch-testpol: a policy for the in-VM tests of module lifecycle,
+ * autoload and the engine's window walk.  After every guest fault it asks
+ * for the window that starts "offset" pages from the faulting page and is
+ * "pages" long (by default the VM's nr_pages - 1 pages that follow the
+ * fault, not the aligned window around it), so a test can tell it apart
+ * from the built-ins by what gets mapped, or place a window above, below
+ * or around the fault.  It counts the VMs using it in a parameter, so
+ * tests can check init/release balance.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,14 +28,30 @@ static const struct kernel_param_ops testpol_users_ops = {
 module_param_cb(users, &testpol_users_ops, NULL, 0444);
 MODULE_PARM_DESC(users, "VMs whose state this policy holds");
 
+static int testpol_offset = 1;
+module_param_named(offset, testpol_offset, int, 0644);
+MODULE_PARM_DESC(offset, "Window start, in pages from the faulting page");
+
+static unsigned int testpol_pages;
+module_param_named(pages, testpol_pages, uint, 0644);
+MODULE_PARM_DESC(pages, "Window length in pages (0: the VM's nr_pages - 1)");
+
 static bool testpol_window(const struct kvm_prefetch_state *st,
 			   const struct kvm_prefetch_fault *f,
 			   struct kvm_prefetch_window *w)
 {
-	if (f->origin != KVM_PREFETCH_NONE || st->nr_pages < 2)
+	s64 offset = READ_ONCE(testpol_offset);
+	u32 pages = READ_ONCE(testpol_pages);
+
+	if (f->origin != KVM_PREFETCH_NONE)
 		return false;
-	w->start = f->gfn + 1;
-	w->nr_pages = st->nr_pages - 1;
+	if (!pages)
+		pages = st->nr_pages ? st->nr_pages - 1 : 0;
+	/* No window that would start below gfn 0. */
+	if (!pages || (offset < 0 && f->gfn < (u64)-offset))
+		return false;
+	w->start = f->gfn + offset;
+	w->nr_pages = pages;
 	return true;
 }
 

@@ -55,8 +55,12 @@ bool kvm_arch_prefetch_supported(void)
 	return tdp_enabled;
 }
 
-/* Level of the present leaf SPTE mapping @gfn, or 0 if there is none. */
-static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn)
+/*
+ * Level of the present leaf SPTE mapping @gfn, or 0 if there is none.  Then
+ * *@free is the level of the first SPTE on @gfn's path that is not
+ * present: a mapping of @gfn at that level or below replaces nothing.
+ */
+static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free)
 {
 	u64 sptes[PT64_ROOT_MAX_LEVEL + 1];
 	int root_level, leaf;
@@ -65,6 +69,9 @@ static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn)
 	leaf = kvm_tdp_mmu_get_walk(vcpu, gfn_to_gpa(gfn), sptes, &root_level);
 	kvm_tdp_mmu_walk_lockless_end();
 
+	/* No root: let the fault find out. */
+	*free = leaf < PG_LEVEL_4K ? KVM_MAX_HUGEPAGE_LEVEL :
+		min(leaf, KVM_MAX_HUGEPAGE_LEVEL);
 	if (leaf < PG_LEVEL_4K || !is_shadow_present_pte(sptes[leaf]) ||
 	    !is_last_spte(sptes[leaf], leaf))
 		return 0;
@@ -75,25 +82,33 @@ static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn)
 enum prefetch_step {
 	PREFETCH_PRESENT,	/* already mapped, at *level */
 	PREFETCH_MAPPED,	/* mapped now, at *level */
-	PREFETCH_SKIPPED,	/* not mapped for another reason */
+	PREFETCH_SKIPPED,	/* not mapped for another reason (*level, or 0) */
 	PREFETCH_ABSENT,	/* the host does not have the page */
 	PREFETCH_STOP,		/* the vCPU has something better to do */
 };
 
-/* Map @gfn with an AUTO fault unless a lockless walk finds it mapped. */
+/*
+ * Map @gfn of the window [@start, @end) with an AUTO fault unless a
+ * lockless walk finds it mapped.  The fault maps at most at the level
+ * whose block lies in the window and replaces nothing.
+ */
 static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
-				       u8 *level, u64 *mapped)
+				       gfn_t start, gfn_t end, u8 *level,
+				       u64 *mapped)
 {
-	int r;
+	int r, free;
 
+	*level = 0;
 	/* An AUTO fault must not allocate private (guest_memfd) memory. */
 	if (kvm_mmu_prefetch_private(vcpu->kvm, gfn))
 		return PREFETCH_SKIPPED;
 
-	*level = prefetch_mapped_level(vcpu, gfn);
+	*level = prefetch_mapped_level(vcpu, gfn, &free);
 	if (*level)
 		return PREFETCH_PRESENT;
 
+	/* In: the largest level the fault may map; out: the one it chose. */
+	*level = min(free, kvm_mmu_prefetch_max_level(gfn, start, end));
 	r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
 				  NULL, level);
 	if (r == RET_PF_FIXED)
@@ -113,16 +128,26 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	return r == RET_PF_RETRY ? PREFETCH_ABSENT : PREFETCH_SKIPPED;
 }
 
+/* The 4 KiB pages to step over after prefetch_gfn() reported @level. */
+static u64 prefetch_step_pages(u8 level)
+{
+	return level ? KVM_PAGES_PER_HPAGE(level) : 1;
+}
+
 /*
- * Map what is missing of [start, end) with AUTO faults, outward from the
- * block [fault_start, fault_start + step) that the fault installed: first
+ * Map what is missing of the window [start, end), which the caller
+ * clipped, and nothing outside it.  The walk goes outward from the block
+ * [fault_start, fault_start + step) that the fault installed, or from the
+ * window's end nearest to it if the window does not hold it: first
  * forward to @end, stepping over what is mapped at the level it is mapped
  * at, then backward to @start until the first mapped page (the guest, or
  * an earlier window, came from there).  In both directions the first page
  * the host does not have ends the scan: a restore populates memory in
  * chunks, so the rest of the window would only fail the same way, one
- * GUP at a time.  The batched engine, if selected, does the forward scan
- * where it can; the backward one, rare in a restore, is always by faults.
+ * GUP at a time.  Each page is mapped at the largest level that the host
+ * and the memslot allow, whose block lies in the window and holds nothing
+ * mapped.  The batched engine, if selected, does the forward scan where
+ * it can; the backward one, rare in a restore, is always by faults.
  * Return the number of 4 KiB pages newly mapped.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
@@ -130,37 +155,35 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 {
 	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
-	u64 mapped = 0, pages = step;
+	u64 mapped = 0, pages;
 	gfn_t gfn, next;
 	u8 level;
 
-	gfn = fault_start + step;
-	while (gfn < end) {
+	for (gfn = max(fault_start + step, start); gfn < end;) {
 		/* The batch goes as far as it can; a fault does the next gfn. */
 		if (batch) {
-			next = kvm_mmu_prefetch_batch(vcpu, gfn, end, &mapped);
+			next = kvm_mmu_prefetch_batch(vcpu, start, gfn, end,
+						      &mapped);
 			if (next != gfn) {
 				gfn = next;
 				continue;
 			}
 		}
-		res = prefetch_gfn(vcpu, gfn, &level, &mapped);
+		res = prefetch_gfn(vcpu, gfn, start, end, &level, &mapped);
 		if (res == PREFETCH_ABSENT || res == PREFETCH_STOP)
 			break;
-		pages = res == PREFETCH_SKIPPED ? step :
-			KVM_PAGES_PER_HPAGE(level);
+		pages = prefetch_step_pages(level);
 		gfn = ALIGN_DOWN(gfn, pages) + pages;
 		cond_resched();
 	}
 	if (res == PREFETCH_STOP)
 		return mapped;
 
-	for (gfn = fault_start; gfn > start; gfn = ALIGN_DOWN(gfn - 1, pages)) {
-		res = prefetch_gfn(vcpu, gfn - 1, &level, &mapped);
+	for (gfn = min(fault_start, end); gfn > start;) {
+		res = prefetch_gfn(vcpu, gfn - 1, start, end, &level, &mapped);
 		if (res != PREFETCH_MAPPED && res != PREFETCH_SKIPPED)
 			break;
-		pages = res == PREFETCH_SKIPPED ? step :
-			KVM_PAGES_PER_HPAGE(level);
+		gfn = ALIGN_DOWN(gfn - 1, prefetch_step_pages(level));
 		cond_resched();
 	}
 	return mapped;

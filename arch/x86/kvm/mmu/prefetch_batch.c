@@ -7,8 +7,10 @@
  *
  * It maps exactly what the per-page engine (AUTO faults, mmu/prefetch.c)
  * would: prefetch SPTEs (not accessed), writable as the host mapping and
- * the memslot allow, at the level the fault path would pick, never over a
- * present SPTE.  Its GUP is the VM's: fast only, or nofault, where a run
+ * the memslot allow, at the level the fault path would pick but for a
+ * block that would not lie inside the window or would cover a present
+ * SPTE, where it maps smaller, never over a present SPTE and never
+ * outside the window.  Its GUP is the VM's: fast only, or nofault, where a run
  * that fast GUP refuses comes read-only from one slow GUP (see
  * kvm_prefetch_gfn_run_to_pages()).  What it cannot do the same way it
  * leaves to the per-page engine by stopping there: pages GUP does not get
@@ -40,12 +42,19 @@
 #include "prefetch_mmu.h"
 #include "prefetch_batch.h"
 
-/* Pages one batch gets with one fast GUP; the array is on the stack. */
+/* Pages one batch gets with one GUP. */
 #define PREFETCH_BATCH_PAGES	64
 
-struct prefetch_batch {
+/*
+ * One vCPU's batch: allocated with the vCPU, as the fault path has no room
+ * on the stack for the page array.  Only the vCPU's own thread uses it,
+ * with vcpu->mutex held (a guest fault, a prefault or an async #PF
+ * completion), and the AUTO faults it issues never open a window.
+ */
+struct kvm_prefetch_batch {
 	struct kvm_vcpu *vcpu;
 	struct kvm_memory_slot *slot;
+	gfn_t start, end;	/* the window */
 	gfn_t gfn;		/* the gfn of pages[0] */
 	int nr;			/* pages got */
 	bool writable;		/* the host and the memslot allow writes */
@@ -71,19 +80,24 @@ static bool prefetch_batch_vm_ok(struct kvm_vcpu *vcpu)
 }
 
 /*
- * The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust().
- * The host maps a page that is neither part of a compound page nor
+ * The level the fault path maps @gfn at, as kvm_mmu_hugepage_adjust(),
+ * at most that of the largest block holding @gfn inside the window.  The
+ * host maps a page that is neither part of a compound page nor
  * ZONE_DEVICE memory with a 4 KiB PTE, so that the fault path maps it at
  * 4 KiB: skip the walk of the host page tables for it.
  */
-static int prefetch_batch_level(struct prefetch_batch *b, gfn_t gfn)
+static int prefetch_batch_level(struct kvm_prefetch_batch *b, gfn_t gfn)
 {
 	struct page *page = b->pages[gfn - b->gfn];
+	int max_level;
 
 	if (!PageCompound(page) && !is_zone_device_page(page))
 		return PG_LEVEL_4K;
+	max_level = kvm_mmu_prefetch_max_level(gfn, b->start, b->end);
+	if (max_level == PG_LEVEL_4K)
+		return PG_LEVEL_4K;
 	return kvm_mmu_max_mapping_level(b->vcpu->kvm, b->slot, gfn,
-					 KVM_MAX_HUGEPAGE_LEVEL);
+					 max_level);
 }
 
 /*
@@ -93,7 +107,7 @@ static int prefetch_batch_level(struct prefetch_batch *b, gfn_t gfn)
  * shadow_me_value) or write tracking makes one read-only: copy the first
  * one made, and make the others only where those may differ.
  */
-static u64 prefetch_batch_spte(struct prefetch_batch *b,
+static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 			       struct kvm_mmu_page *sp, struct tdp_iter *iter,
 			       kvm_pfn_t pfn)
 {
@@ -120,7 +134,7 @@ static u64 prefetch_batch_spte(struct prefetch_batch *b,
  * batch inside the SPTE's range).  Return false if another thread changed
  * the SPTE first.
  */
-static bool prefetch_batch_install(struct prefetch_batch *b,
+static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 				   struct tdp_iter *iter, gfn_t gfn)
 {
 	struct kvm_mmu_page *sp = sptep_to_sp(rcu_dereference(iter->sptep));
@@ -141,7 +155,7 @@ static bool prefetch_batch_install(struct prefetch_batch *b,
  * read, and map what is missing.  b->next ends up at the first gfn the
  * walk did not settle.
  */
-static void prefetch_batch_walk(struct prefetch_batch *b,
+static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 				struct kvm_mmu_page *root)
 {
 	gfn_t end = b->gfn + b->nr, skip = 0, gfn;
@@ -158,14 +172,11 @@ static void prefetch_batch_walk(struct prefetch_batch *b,
 			break;
 		if (is_shadow_present_pte(iter.old_spte)) {
 			/*
-			 * A leaf maps it already.  A table where the fault
-			 * path would map a huge page: a prefetch does not
-			 * replace it, so leave all of it alone.
+			 * A leaf maps it already.  A table, even where the
+			 * fault path would map a huge page: a prefetch does
+			 * not replace it, but maps what is missing below it.
 			 */
-			if (is_last_spte(iter.old_spte, iter.level) ||
-			    (iter.level > PG_LEVEL_4K &&
-			     iter.level <= KVM_MAX_HUGEPAGE_LEVEL &&
-			     prefetch_batch_level(b, gfn) >= iter.level)) {
+			if (is_last_spte(iter.old_spte, iter.level)) {
 				skip = iter.gfn + pages;
 				b->next = skip;
 			}
@@ -184,7 +195,7 @@ static void prefetch_batch_walk(struct prefetch_batch *b,
 }
 
 /* One batch of at most PREFETCH_BATCH_PAGES from @gfn, below @end. */
-static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
+static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
 {
 	struct kvm *kvm = b->vcpu->kvm;
 	struct kvm_mmu_page *root;
@@ -225,33 +236,63 @@ static void prefetch_batch_run(struct prefetch_batch *b, gfn_t end)
 /**
  * kvm_mmu_prefetch_batch() - map a run of a window with the batched engine
  * @vcpu: the vCPU whose fault opened the window, with kvm->srcu held
- * @gfn: where the per-page engine's forward scan is
- * @end: the end of the window
+ * @start: the start of the window, clipped to the memslot
+ * @gfn: where the per-page engine's forward scan is, in the window
+ * @end: the end of the window, clipped to the memslot
  * @mapped: incremented by the number of 4 KiB pages newly mapped
  *
  * Map what is missing from @gfn on, batch by batch, as the per-page
- * engine would, until a gfn it cannot handle.
+ * engine would, until a gfn it cannot handle.  Nothing outside
+ * [@start, @end) is mapped.
  *
  * Return: that gfn, where the per-page engine goes on (@gfn if nothing
  * was done), or a gfn at or past @end.
  */
-u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 gfn, u64 end,
-			   u64 *mapped)
+u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
+			   u64 end, u64 *mapped)
 {
-	struct prefetch_batch b = { .vcpu = vcpu };
+	struct kvm_prefetch_batch *b = vcpu->arch.prefetch_batch;
 
+	/* Each batch resets what it reads; the page array it overwrites. */
+	b->vcpu = vcpu;
+	b->start = start;
+	b->end = end;
 	while (gfn < end && prefetch_batch_vm_ok(vcpu)) {
-		b.gfn = gfn;
-		b.next = gfn;
-		b.nr = 0;
-		b.mapped = 0;
-		b.spte_4k = 0;
-		prefetch_batch_run(&b, end);
-		*mapped += b.mapped;
-		if (b.next == gfn)
+		b->gfn = gfn;
+		b->next = gfn;
+		b->nr = 0;
+		b->mapped = 0;
+		b->spte_4k = 0;
+		prefetch_batch_run(b, end);
+		*mapped += b->mapped;
+		if (b->next == gfn)
 			break;
-		gfn = b.next;
+		gfn = b->next;
 		cond_resched();
 	}
 	return gfn;
+}
+
+/**
+ * kvm_mmu_prefetch_vcpu_create() - set up a new vCPU's prefetch engine
+ * @vcpu: the vCPU, from kvm_mmu_create()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kvm_mmu_prefetch_vcpu_create(struct kvm_vcpu *vcpu)
+{
+	vcpu->arch.prefetch_batch = kzalloc(sizeof(*vcpu->arch.prefetch_batch),
+					    GFP_KERNEL_ACCOUNT);
+	return vcpu->arch.prefetch_batch ? 0 : -ENOMEM;
+}
+
+/**
+ * kvm_mmu_prefetch_vcpu_destroy() - free what kvm_mmu_prefetch_vcpu_create()
+ * set up
+ * @vcpu: the vCPU, from kvm_mmu_destroy()
+ */
+void kvm_mmu_prefetch_vcpu_destroy(struct kvm_vcpu *vcpu)
+{
+	kfree(vcpu->arch.prefetch_batch);
+	vcpu->arch.prefetch_batch = NULL;
 }

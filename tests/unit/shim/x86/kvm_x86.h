@@ -6,11 +6,17 @@
  * frames [0, SIM_PAGES) in x86_sim:
  *
  *   x86_sim.mapped[gfn]  level of the leaf SPTE mapping gfn, 0 for none;
- *                        kvm_tdp_mmu_get_walk() reports it
+ *                        kvm_tdp_mmu_get_walk() reports it, and for a gfn
+ *                        not mapped the level of the first SPTE on its
+ *                        path that is not present (page tables exist
+ *                        where something below is mapped)
  *   x86_sim.host[gfn]    level the host can back gfn at, 0 if the host does
  *                        not have the page; kvm_mmu_do_page_fault() maps
- *                        the whole block at that level (RET_PF_FIXED) or
- *                        returns RET_PF_RETRY, as an AUTO fault does
+ *                        the whole block at that level, or at the level
+ *                        *level caps a prefetch fault at (RET_PF_FIXED),
+ *                        returns RET_PF_SPURIOUS for a prefetch fault whose
+ *                        block something is mapped in (the 0002 hook
+ *                        patch) or RET_PF_RETRY, as an AUTO fault does
  *   x86_sim.ret[gfn]     a scripted kvm_mmu_do_page_fault() result, 0 for
  *                        none
  *   x86_sim.private_mem[gfn]  gfn is private (guest_memfd) memory, as 6.12's
@@ -43,6 +49,7 @@ enum pg_level {
 #define KVM_HPAGE_MASK(x)	(~(KVM_HPAGE_SIZE(x) - 1))
 #define KVM_PAGES_PER_HPAGE(x)	(KVM_HPAGE_SIZE(x) / PAGE_SIZE)
 #define PT64_ROOT_MAX_LEVEL	5
+#define KVM_MAX_HUGEPAGE_LEVEL	PG_LEVEL_1G
 #define HF_GUEST_MASK		(1 << 5)
 
 /* arch/x86/kvm/mmu/mmu_internal.h */
@@ -115,7 +122,9 @@ static inline void kvm_tdp_mmu_walk_lockless_end(void)
 
 /* ---- the simulated MMU ---------------------------------------------- */
 
-#define SIM_PAGES	4096	/* eight 2 MiB blocks */
+#define SIM_PAGES	(2 * SIM_1G)	/* two 1 GiB blocks */
+#define SIM_2M		512
+#define SIM_1G		(512 * SIM_2M)
 #define SIM_LOG		2048
 
 static struct {
@@ -123,6 +132,9 @@ static struct {
 	u8 host[SIM_PAGES];
 	int ret[SIM_PAGES];
 	bool private_mem[SIM_PAGES];	/* gfn is private (guest_memfd) */
+	/* Mapped frames per 2 MiB and per 1 GiB block, for the walks. */
+	u32 mapped_2m[SIM_PAGES / SIM_2M];
+	u32 mapped_1g[SIM_PAGES / SIM_1G];
 	enum kvm_prefetch_type fault_type;	/* of every fault */
 	gfn_t signal_at;	/* faulting here raises a signal (0: never) */
 	gfn_t request_at;	/* faulting here raises a request (0: never) */
@@ -139,6 +151,8 @@ static struct {
 	int walks[SIM_PAGES];	/* ... per frame */
 	gfn_t batch_until;	/* the batched engine maps up to here */
 	int batch_calls;	/* kvm_mmu_prefetch_batch() */
+	u64 batch_mapped;	/* ... 4 KiB pages it mapped */
+	gfn_t lo, hi;		/* frames mapped since the last reset */
 } x86_sim;
 
 static bool tdp_enabled;
@@ -157,20 +171,30 @@ static inline void x86_sim_map(gfn_t gfn, int level)
 {
 	u64 n = KVM_PAGES_PER_HPAGE(level), i;
 
-	for (i = ALIGN_DOWN(gfn, n); i < ALIGN_DOWN(gfn, n) + n; i++)
-		if (x86_sim_gfn_ok(i, "map"))
-			x86_sim.mapped[i] = level;
+	for (i = ALIGN_DOWN(gfn, n); i < ALIGN_DOWN(gfn, n) + n; i++) {
+		if (!x86_sim_gfn_ok(i, "map"))
+			continue;
+		if (!x86_sim.mapped[i]) {
+			x86_sim.mapped_2m[i / SIM_2M]++;
+			x86_sim.mapped_1g[i / SIM_1G]++;
+		}
+		x86_sim.mapped[i] = level;
+	}
+	i = ALIGN_DOWN(gfn, n);
+	if (x86_sim.hi == x86_sim.lo || i < x86_sim.lo)
+		x86_sim.lo = i;
+	if (i + n > x86_sim.hi)
+		x86_sim.hi = i + n;
 }
 
-/* Some frame of the 2 MiB block holding @gfn is mapped by a 4 KiB SPTE. */
-static inline bool x86_sim_has_page_table(gfn_t gfn)
+/* Is some frame of the block of @level holding @gfn mapped? */
+static inline bool x86_sim_block_used(gfn_t gfn, int level)
 {
-	u64 n = KVM_PAGES_PER_HPAGE(PG_LEVEL_2M), i;
-
-	for (i = ALIGN_DOWN(gfn, n); i < ALIGN_DOWN(gfn, n) + n; i++)
-		if (x86_sim.mapped[i] == PG_LEVEL_4K)
-			return true;
-	return false;
+	if (level >= PG_LEVEL_1G)
+		return x86_sim.mapped_1g[gfn / SIM_1G];
+	if (level == PG_LEVEL_2M)
+		return x86_sim.mapped_2m[gfn / SIM_2M];
+	return x86_sim.mapped[gfn];
 }
 
 /*
@@ -193,8 +217,12 @@ static inline int kvm_tdp_mmu_get_walk(struct kvm_vcpu *vcpu, u64 addr,
 	x86_sim.walks[gfn]++;
 	if (x86_sim.mapped[gfn])
 		leaf = x86_sim.mapped[gfn];
+	else if (x86_sim_block_used(gfn, PG_LEVEL_2M))
+		leaf = PG_LEVEL_4K;
+	else if (x86_sim_block_used(gfn, PG_LEVEL_1G))
+		leaf = PG_LEVEL_2M;
 	else
-		leaf = x86_sim_has_page_table(gfn) ? PG_LEVEL_4K : PG_LEVEL_2M;
+		leaf = PG_LEVEL_1G;
 	for (level = *root_level; level > leaf; level--)
 		sptes[level] = SPTE_MMU_PRESENT_MASK;
 	sptes[leaf] = 0;
@@ -206,18 +234,24 @@ static inline int kvm_tdp_mmu_get_walk(struct kvm_vcpu *vcpu, u64 addr,
 
 /*
  * The fault path as an AUTO fault sees it: map what the host has at the
- * level it has it, RET_PF_RETRY where it has nothing.  *level is the
- * fault's goal_level: 0 unless a mapping was installed or found.  Every
- * fault must be of x86_sim.fault_type.
+ * level it has it, capped for an AUTO fault at the level *level holds on
+ * entry (the 0007 hook patch), RET_PF_RETRY where it has nothing.  A fault
+ * of any origin but a guest fault does not replace what is mapped in its
+ * block (the 0002 hook patch): RET_PF_SPURIOUS.  *level is the fault's
+ * goal_level: 0 unless a mapping was installed or found.  Every fault must
+ * be of x86_sim.fault_type.
  */
 static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t gpa,
 					u32 err, enum kvm_prefetch_type type,
 					int *emulation_type, u8 *level)
 {
 	gfn_t gfn = gpa_to_gfn(gpa);
-	int r;
+	int r, max_level = KVM_MAX_HUGEPAGE_LEVEL, goal;
 
 	shim_might_sleep("kvm_mmu_do_page_fault()", __FILE__, __LINE__);
+	if (type == KVM_PREFETCH_AUTO && level && *level >= PG_LEVEL_4K &&
+	    *level <= KVM_MAX_HUGEPAGE_LEVEL)
+		max_level = *level;
 	if (type != x86_sim.fault_type || err || emulation_type || !level)
 		shim_violation(__FILE__, __LINE__,
 			       "fault %#llx: type %d err %#x emulation %p level %p",
@@ -247,8 +281,11 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t gpa,
 	} else if (!x86_sim.host[gfn]) {
 		r = RET_PF_RETRY;
 	} else {
-		*level = x86_sim.host[gfn];
-		x86_sim_map(gfn, *level);
+		goal = min_t(int, x86_sim.host[gfn], max_level);
+		*level = goal;
+		if (type != KVM_PREFETCH_NONE && x86_sim_block_used(gfn, goal))
+			return RET_PF_SPURIOUS;
+		x86_sim_map(gfn, goal);
 		r = RET_PF_FIXED;
 	}
 	return r;

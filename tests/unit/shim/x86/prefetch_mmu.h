@@ -7,6 +7,9 @@
 #error "include the shim's x86/kvm_x86.h first"
 #endif
 
+/* The real engine's, for the batch below: kvm_mmu_prefetch_max_level(). */
+#include "../../../../arch/x86/kvm/mmu/prefetch_batch.h"
+
 static inline bool kvm_mmu_prefetch_tdp_mmu(struct kvm_vcpu *vcpu)
 {
 	return is_tdp_mmu(vcpu->arch.mmu);
@@ -20,17 +23,43 @@ static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
 
 /*
  * The batched engine walks real page tables and is tested in the guest
- * (tests/vm/, with both engines).  Here it maps up to x86_sim.batch_until
- * (a test's setting, none by default) and leaves the rest to the per-page
- * engine, whose window walk these tests check.
+ * (tests/vm/, with both engines).  Here it maps as the fault path would,
+ * up to x86_sim.batch_until (a test's setting, none by default): each
+ * page at the host's level, at most at the largest level whose block lies
+ * in the window [@start, @end) and holds nothing mapped; it stops where
+ * the host does not have a page, leaving the rest to the per-page engine,
+ * whose window walk these tests check.
  */
-u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 gfn, u64 end,
-			   u64 *mapped)
+u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
+			   u64 end, u64 *mapped)
 {
+	u64 until = min_t(u64, end, x86_sim.batch_until), pages;
+	int level;
+
 	x86_sim.batch_calls++;
-	if (gfn >= x86_sim.batch_until)
-		return gfn;
-	end = x86_sim.batch_until < end ? x86_sim.batch_until : end;
-	*mapped += end - gfn;
-	return end;
+	if (gfn < start || gfn >= end)
+		shim_violation(__FILE__, __LINE__,
+			       "batch at %#llx, outside [%#llx, %#llx)",
+			       (unsigned long long)gfn,
+			       (unsigned long long)start,
+			       (unsigned long long)end);
+	while (gfn < until && x86_sim_gfn_ok(gfn, "batch")) {
+		level = x86_sim.mapped[gfn];
+		if (!level) {
+			if (!x86_sim.host[gfn] || x86_sim.private_mem[gfn])
+				break;
+			level = min_t(int, x86_sim.host[gfn],
+				    kvm_mmu_prefetch_max_level(gfn, start, end));
+			while (level > PG_LEVEL_4K &&
+			       x86_sim_block_used(gfn, level))
+				level--;
+			pages = KVM_PAGES_PER_HPAGE(level);
+			x86_sim_map(gfn, level);
+			*mapped += pages;
+			x86_sim.batch_mapped += pages;
+		}
+		gfn = ALIGN_DOWN(gfn, KVM_PAGES_PER_HPAGE(level)) +
+		      KVM_PAGES_PER_HPAGE(level);
+	}
+	return gfn;
 }
