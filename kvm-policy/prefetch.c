@@ -16,8 +16,14 @@
 static DEFINE_SPINLOCK(prefetch_lock);
 static LIST_HEAD(prefetch_policies);
 
-/* The built-in that new VMs fall back to; registered as long as kvm.ko is. */
-#define PREFETCH_FALLBACK	"auto"
+/*
+ * The compiled-in default and the policy new VMs fall back to; registered
+ * as long as kvm.ko is.  It never opens a window, so that kvm.ko loaded
+ * with default parameters maps guest memory as the stock one does:
+ * prefetch is opt-in, through a parameter (the kvm-prefetch package's
+ * modprobe.d file sets one) or KVM_SET_PREFETCH_POLICY.
+ */
+#define PREFETCH_FALLBACK	"none"
 
 /*
  * Defaults for new VMs.  The default policy is kept by name, not by
@@ -131,7 +137,7 @@ EXPORT_SYMBOL_GPL(kvm_prefetch_register);
  *
  * Called from the owning module's exit path, when no VM holds a reference
  * on the module and so none uses @ops.  If @ops was the default for new
- * VMs, the default becomes the fallback, "auto".
+ * VMs, the default becomes the fallback, "none".
  *
  * Context: process context; sleeps (waits for an RCU grace period).
  */
@@ -211,7 +217,7 @@ void kvm_prefetch_put_policy(const struct kvm_prefetch_ops *ops)
 /**
  * kvm_prefetch_get_default() - the policy new VMs start with, referenced
  *
- * Return: the default policy with a module reference held.  "auto" if the
+ * Return: the default policy with a module reference held.  "none" if the
  * default cannot be had (its module is going away), which cannot fail
  * while kvm.ko is loaded.
  */
@@ -357,7 +363,7 @@ static bool prefetch_auto_window(const struct kvm_prefetch_state *st,
 
 static struct kvm_prefetch_ops prefetch_none = {
 	.window	= prefetch_none_window,
-	.name	= "none",
+	.name	= PREFETCH_FALLBACK,
 	.owner	= THIS_MODULE,
 };
 
@@ -375,7 +381,7 @@ static struct kvm_prefetch_ops prefetch_async = {
 
 static struct kvm_prefetch_ops prefetch_auto = {
 	.window	= prefetch_auto_window,
-	.name	= PREFETCH_FALLBACK,
+	.name	= "auto",
 	.owner	= THIS_MODULE,
 };
 
@@ -457,7 +463,8 @@ static const struct kernel_param_ops prefetch_policy_ops = {
 	.get = prefetch_policy_get,
 };
 module_param_cb(prefetch_policy, &prefetch_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(prefetch_policy, "Prefetch policy new VMs start with");
+MODULE_PARM_DESC(prefetch_policy,
+		 "Prefetch policy new VMs start with (default: none, as stock KVM)");
 
 static int prefetch_nr_pages_set(const char *val,
 				 const struct kernel_param *kp)

@@ -41,7 +41,7 @@ TEST(init_registers_builtins_in_order)
 		ASSERT_TRUE(ops->window != NULL);
 		i++;
 	}
-	ASSERT_STREQ(prefetch_default_name, "auto");
+	ASSERT_STREQ(prefetch_default_name, "none");
 }
 
 TEST(register_valid)
@@ -202,19 +202,19 @@ TEST(unregister_unlinks_then_waits_for_readers)
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 }
 
-TEST(unregister_default_resets_to_auto)
+TEST(unregister_default_resets_to_none)
 {
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
 	ASSERT_STREQ(param_get("prefetch_policy"), "test\n");
 	kvm_prefetch_unregister(&test_ops);
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
+	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
 	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 1);
 	ASSERT_TRUE(shim_log_has("test"));
-	ASSERT_TRUE(shim_log_has("auto"));
-	/* New VMs get auto. */
-	ASSERT_PTR_EQ(kvm_prefetch_get_default(), &prefetch_auto);
-	kvm_prefetch_put_policy(&prefetch_auto);
+	ASSERT_TRUE(shim_log_has("use none"));
+	/* New VMs get none. */
+	ASSERT_PTR_EQ(kvm_prefetch_get_default(), &prefetch_none);
+	kvm_prefetch_put_policy(&prefetch_none);
 }
 
 TEST(unregister_other_keeps_default)
@@ -260,7 +260,7 @@ TEST(default_policy_does_not_pin_module)
 	ASSERT_EQ(test_mod.refcnt, 0);
 	/* Unloading the default's module is allowed; the default moves. */
 	ASSERT_EQ(shim_module_unload(&test_mod, test_mod_exit), 0);
-	ASSERT_STREQ(prefetch_default_name, "auto");
+	ASSERT_STREQ(prefetch_default_name, "none");
 }
 
 TEST(get_put_balance)
@@ -350,7 +350,7 @@ TEST(get_default_is_referenced)
 	kvm_prefetch_put_policy(ops);
 }
 
-TEST(get_default_going_falls_back_to_auto)
+TEST(get_default_going_falls_back_to_none)
 {
 	const struct kvm_prefetch_ops *ops;
 
@@ -358,7 +358,7 @@ TEST(get_default_going_falls_back_to_auto)
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
 	test_mod.going = true;
 	ops = kvm_prefetch_get_default();
-	ASSERT_PTR_EQ(ops, &prefetch_auto);
+	ASSERT_PTR_EQ(ops, &prefetch_none);
 	ASSERT_EQ(test_mod.refcnt, 0);
 	ASSERT_EQ(shim_this_module.refcnt, 1);
 	kvm_prefetch_put_policy(ops);
