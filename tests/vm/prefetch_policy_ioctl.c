@@ -313,8 +313,8 @@ static void check_defaults_resolution(struct kt_vm *vm)
 	expect_policy(vm, "none", 1, 2, "SET none 1 fast");
 	expect_debugfs(vm, "after SET none 1 fast");
 
-	KT_ASSERT(!ktsys_set_defaults("auto", "8", "nofault"),
-		  "sysfs defaults back to auto/8/nofault");
+	KT_ASSERT(!ktsys_set_defaults("none", "8", "nofault"),
+		  "sysfs defaults back to none/8/nofault");
 }
 
 static void check_idempotent(struct kt_vm *vm)
@@ -603,9 +603,9 @@ int main(void)
 	r = ktsys_vm_debugfs_dir(vm->fd, dir, sizeof(dir));
 	KT_EXPECT(!r, "VM debugfs directory %s exists (%s)", dir,
 		  r ? strerror(-r) : "ok");
-	if (expect_policy(vm, "auto", 8, KVM_PREFETCH_GUP_NOFAULT,
+	if (expect_policy(vm, "none", 8, KVM_PREFETCH_GUP_NOFAULT,
 			  "new VM under fresh defaults"))
-		kt_pass("new VM starts with auto / 8 / nofault");
+		kt_pass("new VM starts with none / 8 / nofault");
 	check_get_zero_fill(vm);
 	expect_debugfs(vm, "new VM");
 
