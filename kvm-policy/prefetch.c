@@ -358,7 +358,7 @@ static bool prefetch_auto_window(const struct kvm_prefetch_state *st,
 {
 	return prefetch_builtin_window(st, f, w, BIT(KVM_PREFETCH_MANUAL) |
 						 BIT(KVM_PREFETCH_ASYNC) |
-						 BIT(KVM_PREFETCH_NONE));
+						 BIT(KVM_PREFETCH_GUEST_FAULT));
 }
 
 static struct kvm_prefetch_ops prefetch_none = {

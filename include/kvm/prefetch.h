@@ -35,8 +35,8 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
  * one page): the fault path then skips the policy without a call, an RCU
  * section or an indirect call.  Needs struct kvm (<linux/kvm_host.h>).
  * A racy read on purpose: the flag is a bool written with WRITE_ONCE()
- * under the policy lock, and a stale value costs at most one window
- * opened or missed while the policy changes.  Unlike READ_ONCE() it lets
+ * under kvm->lock, and a stale value costs at most one window opened or
+ * missed while the policy changes.  Unlike READ_ONCE() it lets
  * the compiler fold the load into the test.
  */
 #define kvm_prefetch_may_open(kvm)	data_race((kvm)->prefetch_may_open)

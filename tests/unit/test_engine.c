@@ -86,7 +86,7 @@ static struct kvm_page_fault fault_at(gfn_t gfn, int level)
 {
 	return (struct kvm_page_fault){
 		.addr = gfn_to_gpa(gfn), .error_code = 0x6,
-		.prefetch_type = KVM_PREFETCH_NONE, .is_tdp = true,
+		.prefetch_type = KVM_PREFETCH_GUEST_FAULT, .is_tdp = true,
 		.goal_level = level, .gfn = gfn, .slot = &slot,
 	};
 }
@@ -321,7 +321,7 @@ TEST(passes_fault_to_policy)
 	window(0x400, 2);
 	guest_fault(0x405, PG_LEVEL_2M);
 	ASSERT_EQ(rec.window_calls, 1);
-	ASSERT_EQ(rec.last_fault.origin, KVM_PREFETCH_NONE);
+	ASSERT_EQ(rec.last_fault.origin, KVM_PREFETCH_GUEST_FAULT);
 	ASSERT_EQ(rec.last_fault.gfn, 0x405);
 	ASSERT_EQ(rec.last_fault.error_code, 0x6);
 	ASSERT_EQ(rec.last_fault.mapped_pages, BLOCK);

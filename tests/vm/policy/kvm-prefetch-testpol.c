@@ -29,7 +29,7 @@ static bool testpol_window(const struct kvm_prefetch_state *st,
 			   const struct kvm_prefetch_fault *f,
 			   struct kvm_prefetch_window *w)
 {
-	if (f->origin != KVM_PREFETCH_NONE || st->nr_pages < 2)
+	if (f->origin != KVM_PREFETCH_GUEST_FAULT || st->nr_pages < 2)
 		return false;
 	w->start = f->gfn + 1;
 	w->nr_pages = st->nr_pages - 1;
