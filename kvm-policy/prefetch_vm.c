@@ -207,7 +207,7 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	u32 nr_pages, gup;
 	int ret;
 
-	if (!kvm_arch_prefetch_supported())
+	if (!kvm_arch_prefetch_supported(kvm))
 		return -EOPNOTSUPP;
 	ret = kvm_prefetch_policy_check(p);
 	if (ret)

@@ -18,7 +18,7 @@ struct kvm_memory_slot;
 #ifdef CONFIG_KVM_GENERIC_PREFETCH
 
 /* Implemented by the architecture, which selects KVM_GENERIC_PREFETCH. */
-bool kvm_arch_prefetch_supported(void);
+bool kvm_arch_prefetch_supported(struct kvm *kvm);
 
 /* Module init and exit, VM lifetime, ioctls (virt/kvm/prefetch*.c). */
 int kvm_prefetch_init(void);
@@ -79,7 +79,10 @@ int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
 
 #else /* !CONFIG_KVM_GENERIC_PREFETCH */
 
-static inline bool kvm_arch_prefetch_supported(void) { return false; }
+static inline bool kvm_arch_prefetch_supported(struct kvm *kvm)
+{
+	return false;
+}
 #define kvm_prefetch_may_open(kvm)	((void)(kvm), false)
 static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {

@@ -454,6 +454,20 @@ TEST(pre_fault_maps_to_end_of_mapping)
 	EXPECT_STATS(0, 0);
 }
 
+/* The capability and SET need prefetch to be able to run: TDP and TDP MMU. */
+TEST(prefetch_supported_needs_tdp_mmu)
+{
+	ASSERT_TRUE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_TRUE(kvm_arch_prefetch_supported(NULL));
+	x86_sim.legacy_mmu = true;
+	ASSERT_FALSE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_FALSE(kvm_arch_prefetch_supported(NULL));
+	x86_sim.legacy_mmu = false;
+	tdp_enabled = false;
+	ASSERT_FALSE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_FALSE(kvm_arch_prefetch_supported(NULL));
+}
+
 TEST(pre_fault_errors)
 {
 	tdp_enabled = false;

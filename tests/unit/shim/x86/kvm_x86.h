@@ -128,6 +128,7 @@ static struct {
 	gfn_t request_at;	/* faulting here raises a request (0: never) */
 	gfn_t invalidate_at;	/* faulting here marks the slot INVALID */
 	bool no_root;		/* walks find no root (return -1) */
+	bool legacy_mmu;	/* kvm.tdp_mmu=N: the VM has no TDP MMU */
 	gfn_t max_gfn;		/* kvm_mmu_max_gfn() */
 	int reload_ret;		/* kvm_mmu_reload() */
 	bool root_obsolete;	/* faults only retry until it is freed */
