@@ -187,7 +187,9 @@ static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
  * @name: a valid policy name (see kvm_prefetch_name_valid())
  *
  * A name that is not registered is autoloaded as module alias
- * "kvm-prefetch-<name>" when the caller has CAP_SYS_MODULE.
+ * "kvm-prefetch-<name>" when the caller has CAP_SYS_MODULE.  The check
+ * does not audit: an unprivileged VMM that names an unknown policy (a
+ * typo) gets -ENOENT, not a denial in the audit and LSM logs each time.
  *
  * Return: the policy, ERR_PTR(-ENOENT) if no such policy is registered or
  * ERR_PTR(-EBUSY) if its module is being unloaded.  Drop the reference
@@ -198,7 +200,8 @@ const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name)
 	const struct kvm_prefetch_ops *ops;
 
 	ops = prefetch_find_get(name);
-	if (ops == ERR_PTR(-ENOENT) && capable(CAP_SYS_MODULE)) {
+	if (ops == ERR_PTR(-ENOENT) &&
+	    ns_capable_noaudit(&init_user_ns, CAP_SYS_MODULE)) {
 		request_module("kvm-prefetch-%s", name);
 		ops = prefetch_find_get(name);
 	}

@@ -295,6 +295,9 @@ TEST(get_unknown_enoent_without_cap_sys_module)
 	ASSERT_ERR_PTR(kvm_prefetch_get_policy("other"), ENOENT);
 	ASSERT_EQ(shim.request_module_calls, 0);
 	ASSERT_FALSE(registered(&other_ops));
+	/* Asked, but without an audit record of the denial. */
+	ASSERT_EQ(shim.last_capable, CAP_SYS_MODULE);
+	ASSERT_EQ(shim.audited_capable_calls, 0);
 }
 
 TEST(get_autoloads_with_cap_sys_module)
@@ -306,6 +309,7 @@ TEST(get_autoloads_with_cap_sys_module)
 	ASSERT_EQ(shim.request_module_calls, 1);
 	ASSERT_STREQ(shim.request_module_name, "kvm-prefetch-other");
 	ASSERT_EQ(shim.last_capable, CAP_SYS_MODULE);
+	ASSERT_EQ(shim.audited_capable_calls, 0);
 	ASSERT_EQ(other_mod.refcnt, 1);
 	kvm_prefetch_put_policy(&other_ops);
 	ASSERT_EQ(other_mod.refcnt, 0);
