@@ -103,6 +103,11 @@ static int prefetch_validate(const struct kvm_prefetch_ops *ops)
  * kvm_prefetch_register() - make a prefetch policy available to VMs
  * @ops: the policy; must stay valid until kvm_prefetch_unregister()
  *
+ * Until the owning module's init function has returned successfully, the
+ * policy is listed but cannot be selected: lookups fail with -ENOENT, so
+ * that a module whose init fails after registering leaves no user behind.
+ * Such a module must still unregister the policy before its init returns.
+ *
  * Context: process context; takes a spinlock.
  * Return: 0, -EINVAL if @ops has a bad name, lacks a required hook or
  * declares too large a default window, or -EEXIST if a policy of that name
@@ -168,13 +173,33 @@ void kvm_prefetch_unregister(struct kvm_prefetch_ops *ops)
 }
 EXPORT_SYMBOL_GPL(kvm_prefetch_unregister);
 
+/*
+ * Is the module that owns @ops still running its init function?  A module
+ * registers its policy from init, and try_module_get() succeeds while init
+ * runs (MODULE_STATE_COMING); but if init then fails, the module's memory
+ * is freed whatever references it has, and a VM would keep pointers into
+ * it.  So a policy is usable only once its module is live.  kvm.ko's own
+ * built-ins are usable during kvm.ko's init (the load-time default is
+ * checked there).  Caller holds prefetch_lock or rcu_read_lock().
+ */
+static bool prefetch_owner_initialising(const struct kvm_prefetch_ops *ops)
+{
+	enum module_state state;
+
+	if (!ops->owner || ops->owner == THIS_MODULE)
+		return false;
+	state = READ_ONCE(ops->owner->state);
+	return state == MODULE_STATE_COMING || state == MODULE_STATE_UNFORMED;
+}
+
 static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
 {
 	const struct kvm_prefetch_ops *ops;
 
 	rcu_read_lock();
 	ops = __prefetch_find(name);
-	if (!ops)
+	/* Not available yet is, to users, not registered yet. */
+	if (!ops || prefetch_owner_initialising(ops))
 		ops = ERR_PTR(-ENOENT);
 	else if (!try_module_get(ops->owner))
 		ops = ERR_PTR(-EBUSY);
@@ -192,8 +217,9 @@ static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
  * typo) gets -ENOENT, not a denial in the audit and LSM logs each time.
  *
  * Return: the policy, ERR_PTR(-ENOENT) if no such policy is registered or
- * ERR_PTR(-EBUSY) if its module is being unloaded.  Drop the reference
- * with kvm_prefetch_put_policy().
+ * its module has not finished its init function, or ERR_PTR(-EBUSY) if its
+ * module is being unloaded.  Drop the reference with
+ * kvm_prefetch_put_policy().
  */
 const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name)
 {

@@ -332,6 +332,55 @@ TEST(get_registered_does_not_autoload)
 	ASSERT_EQ(shim.request_module_calls, 0);
 }
 
+/*
+ * A module whose init registered its policy and has not returned: nothing
+ * may take a reference, since a failing init frees the module whatever
+ * references it has.
+ */
+TEST(get_initialising_module_enoent)
+{
+	struct kvm *kvm = vm_create();
+
+	shim.caps = 1ULL << CAP_SYS_MODULE;
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	test_mod.state = MODULE_STATE_COMING;
+	ASSERT_ERR_PTR(kvm_prefetch_get_policy("test"), ENOENT);
+	ASSERT_EQ(vm_set(kvm, "test", 8, 0), -ENOENT);
+	ASSERT_STREQ(vm_get(kvm).name, "none");
+	ASSERT_EQ(param_set("prefetch_policy", "test"), -ENOENT);
+	ASSERT_EQ(test_mod.refcnt, 0);
+	ASSERT_EQ(rec.init_calls, 0);
+
+	/* Its init returned 0: the module is live and the policy usable. */
+	test_mod.state = MODULE_STATE_LIVE;
+	ASSERT_EQ(vm_set(kvm, "test", 8, 0), 0);
+	ASSERT_EQ(test_mod.refcnt, 1);
+}
+
+TEST(default_initialising_module_falls_back)
+{
+	const struct kvm_prefetch_ops *ops;
+
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
+	test_mod.state = MODULE_STATE_COMING;
+	ops = kvm_prefetch_get_default();
+	ASSERT_PTR_EQ(ops, &prefetch_none);
+	ASSERT_EQ(test_mod.refcnt, 0);
+	kvm_prefetch_put_policy(ops);
+}
+
+/* kvm.ko's own policies are usable during kvm.ko's init. */
+TEST(builtins_usable_while_kvm_initialises)
+{
+	const struct kvm_prefetch_ops *ops;
+
+	shim_this_module.state = MODULE_STATE_COMING;
+	ops = kvm_prefetch_get_policy("auto");
+	ASSERT_PTR_EQ(ops, &prefetch_auto);
+	kvm_prefetch_put_policy(ops);
+}
+
 TEST(get_going_module_ebusy)
 {
 	shim.caps = 1ULL << CAP_SYS_MODULE;

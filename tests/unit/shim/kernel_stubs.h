@@ -261,10 +261,20 @@ static inline bool signal_pending(struct task_struct *p)
 
 /* ---- modules ------------------------------------------------------- */
 
+/* As the kernel's: LIVE is 0, so a zeroed module is live. */
+enum module_state {
+	MODULE_STATE_LIVE,
+	MODULE_STATE_COMING,
+	MODULE_STATE_GOING,
+	MODULE_STATE_UNFORMED,
+};
+
 struct module {
 	const char *name;
 	int refcnt;
 	bool going;	/* MODULE_STATE_GOING: being unloaded */
+	/* COMING: its init runs; try_module_get() still succeeds */
+	enum module_state state;
 };
 
 /* kvm.ko, which the built-in policies belong to. */
