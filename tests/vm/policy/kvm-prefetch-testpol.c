@@ -5,10 +5,15 @@
  * follows the faulting page (not the aligned one around it), so a test can
  * tell it apart from the built-ins by what gets mapped.  It counts the VMs
  * using it in a parameter, so tests can check init/release balance.
+ *
+ * With init_fail_ms=N its init registers the policy, sleeps N ms,
+ * unregisters it and fails: the window in which the policy is listed but
+ * its module is still coming, for the registry's race test.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/kvm_prefetch.h>
 #include <linux/module.h>
 
@@ -24,6 +29,11 @@ static const struct kernel_param_ops testpol_users_ops = {
 };
 module_param_cb(users, &testpol_users_ops, NULL, 0444);
 MODULE_PARM_DESC(users, "VMs whose state this policy holds");
+
+static unsigned int init_fail_ms;
+module_param(init_fail_ms, uint, 0444);
+MODULE_PARM_DESC(init_fail_ms,
+		 "If set, init registers, sleeps this long, unregisters and fails");
 
 static bool testpol_window(const struct kvm_prefetch_state *st,
 			   const struct kvm_prefetch_fault *f,
@@ -57,7 +67,15 @@ static struct kvm_prefetch_ops testpol_ops = {
 
 static int __init testpol_module_init(void)
 {
-	return kvm_prefetch_register(&testpol_ops);
+	int ret = kvm_prefetch_register(&testpol_ops);
+
+	if (ret || !init_fail_ms)
+		return ret;
+	/* Registered, module still coming: VMs race to select it. */
+	msleep(init_fail_ms);
+	kvm_prefetch_unregister(&testpol_ops);
+	pr_info("init fails on request after %u ms\n", init_fail_ms);
+	return -EAGAIN;
 }
 
 static void __exit testpol_module_exit(void)
