@@ -5,8 +5,8 @@
 /// any other function that takes one) is a KVM_PREFETCH_* enumerator or a
 /// value of that enum type, never a bool or integer literal, a comparison
 /// or another integer expression.  The patch mode turns false into
-/// KVM_PREFETCH_NONE (a guest fault) and, in kvm_arch_async_page_ready(),
-/// true into KVM_PREFETCH_ASYNC; any other true is ambiguous and only
+/// KVM_PREFETCH_GUEST_FAULT and, in kvm_arch_async_page_ready(), true
+/// into KVM_PREFETCH_ASYNC; any other true is ambiguous and only
 /// reported.
 ///
 /// The functions that take the enum are listed in ORIGIN_ARGS below (name
@@ -78,7 +78,7 @@ expression E1, E2, E3;
 
 kvm_mmu_do_page_fault(E1, E2, E3,
 -		      false
-+		      KVM_PREFETCH_NONE
++		      KVM_PREFETCH_GUEST_FAULT
 		      , ...)
 
 // The finder.  One disjunction per function of ORIGIN_ARGS, named
@@ -89,7 +89,7 @@ kvm_mmu_do_page_fault(E1, E2, E3,
 // enum type.
 @r depends on !patch@
 expression list[3] es;
-identifier C =~ "^KVM_PREFETCH_(NONE|MANUAL|ASYNC|AUTO)$";
+identifier C =~ "^KVM_PREFETCH_(GUEST_FAULT|MANUAL|ASYNC|AUTO)$";
 enum kvm_prefetch_type V;
 expression E;
 position p;

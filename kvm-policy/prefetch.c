@@ -16,8 +16,14 @@
 static DEFINE_SPINLOCK(prefetch_lock);
 static LIST_HEAD(prefetch_policies);
 
-/* The built-in that new VMs fall back to; registered as long as kvm.ko is. */
-#define PREFETCH_FALLBACK	"auto"
+/*
+ * The compiled-in default and the policy new VMs fall back to; registered
+ * as long as kvm.ko is.  It never opens a window, so that kvm.ko loaded
+ * with default parameters maps guest memory as the stock one does:
+ * prefetch is opt-in, through a parameter (the kvm-prefetch package's
+ * modprobe.d file sets one) or KVM_SET_PREFETCH_POLICY.
+ */
+#define PREFETCH_FALLBACK	"none"
 
 /*
  * Defaults for new VMs.  The default policy is kept by name, not by
@@ -97,6 +103,11 @@ static int prefetch_validate(const struct kvm_prefetch_ops *ops)
  * kvm_prefetch_register() - make a prefetch policy available to VMs
  * @ops: the policy; must stay valid until kvm_prefetch_unregister()
  *
+ * Until the owning module's init function has returned successfully, the
+ * policy is listed but cannot be selected: lookups fail with -ENOENT, so
+ * that a module whose init fails after registering leaves no user behind.
+ * Such a module must still unregister the policy before its init returns.
+ *
  * Context: process context; takes a spinlock.
  * Return: 0, -EINVAL if @ops has a bad name, lacks a required hook or
  * declares too large a default window, or -EEXIST if a policy of that name
@@ -131,7 +142,7 @@ EXPORT_SYMBOL_GPL(kvm_prefetch_register);
  *
  * Called from the owning module's exit path, when no VM holds a reference
  * on the module and so none uses @ops.  If @ops was the default for new
- * VMs, the default becomes the fallback, "auto".
+ * VMs, the default becomes the fallback, "none".
  *
  * Context: process context; sleeps (waits for an RCU grace period).
  */
@@ -162,13 +173,33 @@ void kvm_prefetch_unregister(struct kvm_prefetch_ops *ops)
 }
 EXPORT_SYMBOL_GPL(kvm_prefetch_unregister);
 
+/*
+ * Is the module that owns @ops still running its init function?  A module
+ * registers its policy from init, and try_module_get() succeeds while init
+ * runs (MODULE_STATE_COMING); but if init then fails, the module's memory
+ * is freed whatever references it has, and a VM would keep pointers into
+ * it.  So a policy is usable only once its module is live.  kvm.ko's own
+ * built-ins are usable during kvm.ko's init (the load-time default is
+ * checked there).  Caller holds prefetch_lock or rcu_read_lock().
+ */
+static bool prefetch_owner_initialising(const struct kvm_prefetch_ops *ops)
+{
+	enum module_state state;
+
+	if (!ops->owner || ops->owner == THIS_MODULE)
+		return false;
+	state = READ_ONCE(ops->owner->state);
+	return state == MODULE_STATE_COMING || state == MODULE_STATE_UNFORMED;
+}
+
 static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
 {
 	const struct kvm_prefetch_ops *ops;
 
 	rcu_read_lock();
 	ops = __prefetch_find(name);
-	if (!ops)
+	/* Not available yet is, to users, not registered yet. */
+	if (!ops || prefetch_owner_initialising(ops))
 		ops = ERR_PTR(-ENOENT);
 	else if (!try_module_get(ops->owner))
 		ops = ERR_PTR(-EBUSY);
@@ -181,18 +212,22 @@ static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
  * @name: a valid policy name (see kvm_prefetch_name_valid())
  *
  * A name that is not registered is autoloaded as module alias
- * "kvm-prefetch-<name>" when the caller has CAP_SYS_MODULE.
+ * "kvm-prefetch-<name>" when the caller has CAP_SYS_MODULE.  The check
+ * does not audit: an unprivileged VMM that names an unknown policy (a
+ * typo) gets -ENOENT, not a denial in the audit and LSM logs each time.
  *
  * Return: the policy, ERR_PTR(-ENOENT) if no such policy is registered or
- * ERR_PTR(-EBUSY) if its module is being unloaded.  Drop the reference
- * with kvm_prefetch_put_policy().
+ * its module has not finished its init function, or ERR_PTR(-EBUSY) if its
+ * module is being unloaded.  Drop the reference with
+ * kvm_prefetch_put_policy().
  */
 const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name)
 {
 	const struct kvm_prefetch_ops *ops;
 
 	ops = prefetch_find_get(name);
-	if (ops == ERR_PTR(-ENOENT) && capable(CAP_SYS_MODULE)) {
+	if (ops == ERR_PTR(-ENOENT) &&
+	    ns_capable_noaudit(&init_user_ns, CAP_SYS_MODULE)) {
 		request_module("kvm-prefetch-%s", name);
 		ops = prefetch_find_get(name);
 	}
@@ -211,7 +246,7 @@ void kvm_prefetch_put_policy(const struct kvm_prefetch_ops *ops)
 /**
  * kvm_prefetch_get_default() - the policy new VMs start with, referenced
  *
- * Return: the default policy with a module reference held.  "auto" if the
+ * Return: the default policy with a module reference held.  "none" if the
  * default cannot be had (its module is going away), which cannot fail
  * while kvm.ko is loaded.
  */
@@ -352,12 +387,12 @@ static bool prefetch_auto_window(const struct kvm_prefetch_state *st,
 {
 	return prefetch_builtin_window(st, f, w, BIT(KVM_PREFETCH_MANUAL) |
 						 BIT(KVM_PREFETCH_ASYNC) |
-						 BIT(KVM_PREFETCH_NONE));
+						 BIT(KVM_PREFETCH_GUEST_FAULT));
 }
 
 static struct kvm_prefetch_ops prefetch_none = {
 	.window	= prefetch_none_window,
-	.name	= "none",
+	.name	= PREFETCH_FALLBACK,
 	.owner	= THIS_MODULE,
 };
 
@@ -375,7 +410,7 @@ static struct kvm_prefetch_ops prefetch_async = {
 
 static struct kvm_prefetch_ops prefetch_auto = {
 	.window	= prefetch_auto_window,
-	.name	= PREFETCH_FALLBACK,
+	.name	= "auto",
 	.owner	= THIS_MODULE,
 };
 
@@ -457,7 +492,8 @@ static const struct kernel_param_ops prefetch_policy_ops = {
 	.get = prefetch_policy_get,
 };
 module_param_cb(prefetch_policy, &prefetch_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(prefetch_policy, "Prefetch policy new VMs start with");
+MODULE_PARM_DESC(prefetch_policy,
+		 "Prefetch policy new VMs start with (default: none, as stock KVM)");
 
 static int prefetch_nr_pages_set(const char *val,
 				 const struct kernel_param *kp)

@@ -12,11 +12,13 @@
  * Beside it, kvm->prefetch_may_open says whether the state's policy can
  * open a window at all, so that the fault path of a VM whose policy never
  * does (none, or a window of one page) skips the policy without a call, an
- * RCU section or an indirect call.  It is written under kvm->lock with the
- * pointer and read with READ_ONCE() and no lock: a vCPU racing with a
- * change may see the flag of the old state and the pointer of the new one,
- * or the other way round.  Both are safe: a stale true only sends it down
- * the RCU path, which checks the state it finds; a stale false skips
+ * RCU section or an indirect call.  It is written with WRITE_ONCE() under
+ * kvm->lock with the pointer, and read with no lock by a plain load that
+ * data_race() marks as racy on purpose (kvm_prefetch_may_open()), so that
+ * the compiler may fold it into the fault path's test: a vCPU racing with
+ * a change may see the flag of the old state and the pointer of the new
+ * one, or the other way round.  Both are safe: a stale true only sends it
+ * down the RCU path, which checks the state it finds; a stale false skips
  * prefetch for a fault that raced with the change, as if it had come just
  * before it.
  */
@@ -205,7 +207,7 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	u32 nr_pages, gup;
 	int ret;
 
-	if (!kvm_arch_prefetch_supported())
+	if (!kvm_arch_prefetch_supported(kvm))
 		return -EOPNOTSUPP;
 	ret = kvm_prefetch_policy_check(p);
 	if (ret)

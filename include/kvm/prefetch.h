@@ -18,7 +18,7 @@ struct kvm_memory_slot;
 #ifdef CONFIG_KVM_GENERIC_PREFETCH
 
 /* Implemented by the architecture, which selects KVM_GENERIC_PREFETCH. */
-bool kvm_arch_prefetch_supported(void);
+bool kvm_arch_prefetch_supported(struct kvm *kvm);
 
 /* Module init and exit, VM lifetime, ioctls (virt/kvm/prefetch*.c). */
 int kvm_prefetch_init(void);
@@ -35,8 +35,8 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
  * one page): the fault path then skips the policy without a call, an RCU
  * section or an indirect call.  Needs struct kvm (<linux/kvm_host.h>).
  * A racy read on purpose: the flag is a bool written with WRITE_ONCE()
- * under the policy lock, and a stale value costs at most one window
- * opened or missed while the policy changes.  Unlike READ_ONCE() it lets
+ * under kvm->lock, and a stale value costs at most one window opened or
+ * missed while the policy changes.  Unlike READ_ONCE() it lets
  * the compiler fold the load into the test.
  */
 #define kvm_prefetch_may_open(kvm)	data_race((kvm)->prefetch_may_open)
@@ -79,7 +79,10 @@ int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
 
 #else /* !CONFIG_KVM_GENERIC_PREFETCH */
 
-static inline bool kvm_arch_prefetch_supported(void) { return false; }
+static inline bool kvm_arch_prefetch_supported(struct kvm *kvm)
+{
+	return false;
+}
 #define kvm_prefetch_may_open(kvm)	((void)(kvm), false)
 static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {

@@ -23,7 +23,7 @@ struct module;
 
 /* Where a fault into the MMU comes from; fixed rules, not pluggable. */
 enum kvm_prefetch_type {
-	KVM_PREFETCH_NONE,	/* a guest page fault */
+	KVM_PREFETCH_GUEST_FAULT,	/* a guest page fault */
 	KVM_PREFETCH_MANUAL,	/* userspace prefault (KVM_PRE_FAULT_MEMORY) */
 	KVM_PREFETCH_ASYNC,	/* completion of an async #PF */
 	KVM_PREFETCH_AUTO,	/* a prefetch issued for a policy's window */

@@ -174,6 +174,7 @@ static inline void fixture_setup(bool init)
 	other_mod = (struct module){ .name = "kvm_prefetch_other" };
 	shim_this_module.refcnt = 0;
 	shim_this_module.going = false;
+	shim_this_module.state = MODULE_STATE_LIVE;
 	test_ops = test_ops_template;
 	other_ops = other_ops_template;
 	memset(&rec, 0, sizeof(rec));

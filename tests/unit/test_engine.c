@@ -86,7 +86,7 @@ static struct kvm_page_fault fault_at(gfn_t gfn, int level)
 {
 	return (struct kvm_page_fault){
 		.addr = gfn_to_gpa(gfn), .error_code = 0x6,
-		.prefetch_type = KVM_PREFETCH_NONE, .is_tdp = true,
+		.prefetch_type = KVM_PREFETCH_GUEST_FAULT, .is_tdp = true,
 		.goal_level = level, .gfn = gfn, .slot = &slot,
 	};
 }
@@ -321,7 +321,7 @@ TEST(passes_fault_to_policy)
 	window(0x400, 2);
 	guest_fault(0x405, PG_LEVEL_2M);
 	ASSERT_EQ(rec.window_calls, 1);
-	ASSERT_EQ(rec.last_fault.origin, KVM_PREFETCH_NONE);
+	ASSERT_EQ(rec.last_fault.origin, KVM_PREFETCH_GUEST_FAULT);
 	ASSERT_EQ(rec.last_fault.gfn, 0x405);
 	ASSERT_EQ(rec.last_fault.error_code, 0x6);
 	ASSERT_EQ(rec.last_fault.mapped_pages, BLOCK);
@@ -452,6 +452,20 @@ TEST(pre_fault_maps_to_end_of_mapping)
 	EXPECT_FAULTS({ 0x300, 0x300 }, { 0x403, 0x403 }, { 0x410, 0x410 });
 	/* A MANUAL fault prefetches only through the engine's caller. */
 	EXPECT_STATS(0, 0);
+}
+
+/* The capability and SET need prefetch to be able to run: TDP and TDP MMU. */
+TEST(prefetch_supported_needs_tdp_mmu)
+{
+	ASSERT_TRUE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_TRUE(kvm_arch_prefetch_supported(NULL));
+	x86_sim.legacy_mmu = true;
+	ASSERT_FALSE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_FALSE(kvm_arch_prefetch_supported(NULL));
+	x86_sim.legacy_mmu = false;
+	tdp_enabled = false;
+	ASSERT_FALSE(kvm_arch_prefetch_supported(vcpu.kvm));
+	ASSERT_FALSE(kvm_arch_prefetch_supported(NULL));
 }
 
 TEST(pre_fault_errors)

@@ -51,16 +51,21 @@ static void expect_rejected(const char *name, const char *keep,
 #define EXPECT_REJECTED(name, keep, bad) \
 	expect_rejected(name, keep, bad, ARRAY_SIZE(bad), __LINE__)
 
+/* Opt-in: the compiled-in policy never opens a window. */
 TEST(compiled_defaults)
 {
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
+	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
 	ASSERT_STREQ(param_get("prefetch_nr_pages"), "8\n");
 	ASSERT_STREQ(param_get("prefetch_gup"), "nofault\n");
 	ASSERT_EQ(kvm_prefetch_default_nr_pages(), 8);
 	ASSERT_EQ(kvm_prefetch_default_gup(), KVM_PREFETCH_GUP_NOFAULT);
 	boot();
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
+	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
 	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 0);
+	ASSERT_TRUE(kvm_prefetch_never_opens(kvm_prefetch_get_default()));
+	kvm_prefetch_put_policy(&prefetch_none);
+	/* A new VM's faults skip the policy, as with the stock kvm.ko. */
+	ASSERT_FALSE(kvm_prefetch_may_open(vm_create()));
 }
 
 /* ---- prefetch_policy through sysfs ---------------------------------- */
@@ -137,7 +142,7 @@ TEST(policy_set_going_ebusy)
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	test_mod.going = true;
 	ASSERT_EQ(param_set("prefetch_policy", "test"), -EBUSY);
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
+	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
 }
 
 TEST(policy_set_module_policy)
@@ -168,9 +173,9 @@ static const struct load_case {
 	 * before kvm.ko's init runs) carries a newline; new VMs get the name.
 	 */
 	{ "policy_load_time_newline", "async\n", "async", 0 },
-	{ "policy_load_time_unknown_falls_back", "nosuch", "auto", 1 },
-	{ "policy_load_time_malformed_falls_back", "Bad Name", "auto", 1 },
-	{ "policy_load_time_module_policy_falls_back", "other", "auto", 1 },
+	{ "policy_load_time_unknown_falls_back", "nosuch", "none", 1 },
+	{ "policy_load_time_malformed_falls_back", "Bad Name", "none", 1 },
+	{ "policy_load_time_module_policy_falls_back", "other", "none", 1 },
 };
 
 TEST_TABLE(check_load_time, load_cases)
@@ -307,7 +312,7 @@ TEST(defaults_apply_to_new_vms_only)
 	ASSERT_EQ(param_set("prefetch_gup", "fast"), 0);
 	after = vm_create();
 
-	EXPECT_VM_POLICY(before, "auto", 8, KVM_PREFETCH_GUP_NOFAULT);
+	EXPECT_VM_POLICY(before, "none", 8, KVM_PREFETCH_GUP_NOFAULT);
 	EXPECT_VM_POLICY(after, "manual", 64, KVM_PREFETCH_GUP_FAST_ONLY);
 }
 

@@ -41,7 +41,7 @@ TEST(init_registers_builtins_in_order)
 		ASSERT_TRUE(ops->window != NULL);
 		i++;
 	}
-	ASSERT_STREQ(prefetch_default_name, "auto");
+	ASSERT_STREQ(prefetch_default_name, "none");
 }
 
 TEST(register_valid)
@@ -202,19 +202,19 @@ TEST(unregister_unlinks_then_waits_for_readers)
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 }
 
-TEST(unregister_default_resets_to_auto)
+TEST(unregister_default_resets_to_none)
 {
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
 	ASSERT_STREQ(param_get("prefetch_policy"), "test\n");
 	kvm_prefetch_unregister(&test_ops);
-	ASSERT_STREQ(param_get("prefetch_policy"), "auto\n");
+	ASSERT_STREQ(param_get("prefetch_policy"), "none\n");
 	ASSERT_EQ(shim.nr_log[SHIM_LOG_WARN], 1);
 	ASSERT_TRUE(shim_log_has("test"));
-	ASSERT_TRUE(shim_log_has("auto"));
-	/* New VMs get auto. */
-	ASSERT_PTR_EQ(kvm_prefetch_get_default(), &prefetch_auto);
-	kvm_prefetch_put_policy(&prefetch_auto);
+	ASSERT_TRUE(shim_log_has("use none"));
+	/* New VMs get none. */
+	ASSERT_PTR_EQ(kvm_prefetch_get_default(), &prefetch_none);
+	kvm_prefetch_put_policy(&prefetch_none);
 }
 
 TEST(unregister_other_keeps_default)
@@ -260,7 +260,7 @@ TEST(default_policy_does_not_pin_module)
 	ASSERT_EQ(test_mod.refcnt, 0);
 	/* Unloading the default's module is allowed; the default moves. */
 	ASSERT_EQ(shim_module_unload(&test_mod, test_mod_exit), 0);
-	ASSERT_STREQ(prefetch_default_name, "auto");
+	ASSERT_STREQ(prefetch_default_name, "none");
 }
 
 TEST(get_put_balance)
@@ -295,6 +295,9 @@ TEST(get_unknown_enoent_without_cap_sys_module)
 	ASSERT_ERR_PTR(kvm_prefetch_get_policy("other"), ENOENT);
 	ASSERT_EQ(shim.request_module_calls, 0);
 	ASSERT_FALSE(registered(&other_ops));
+	/* Asked, but without an audit record of the denial. */
+	ASSERT_EQ(shim.last_capable, CAP_SYS_MODULE);
+	ASSERT_EQ(shim.audited_capable_calls, 0);
 }
 
 TEST(get_autoloads_with_cap_sys_module)
@@ -306,6 +309,7 @@ TEST(get_autoloads_with_cap_sys_module)
 	ASSERT_EQ(shim.request_module_calls, 1);
 	ASSERT_STREQ(shim.request_module_name, "kvm-prefetch-other");
 	ASSERT_EQ(shim.last_capable, CAP_SYS_MODULE);
+	ASSERT_EQ(shim.audited_capable_calls, 0);
 	ASSERT_EQ(other_mod.refcnt, 1);
 	kvm_prefetch_put_policy(&other_ops);
 	ASSERT_EQ(other_mod.refcnt, 0);
@@ -326,6 +330,55 @@ TEST(get_registered_does_not_autoload)
 	ASSERT_PTR_EQ(kvm_prefetch_get_policy("async"), &prefetch_async);
 	kvm_prefetch_put_policy(&prefetch_async);
 	ASSERT_EQ(shim.request_module_calls, 0);
+}
+
+/*
+ * A module whose init registered its policy and has not returned: nothing
+ * may take a reference, since a failing init frees the module whatever
+ * references it has.
+ */
+TEST(get_initialising_module_enoent)
+{
+	struct kvm *kvm = vm_create();
+
+	shim.caps = 1ULL << CAP_SYS_MODULE;
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	test_mod.state = MODULE_STATE_COMING;
+	ASSERT_ERR_PTR(kvm_prefetch_get_policy("test"), ENOENT);
+	ASSERT_EQ(vm_set(kvm, "test", 8, 0), -ENOENT);
+	ASSERT_STREQ(vm_get(kvm).name, "none");
+	ASSERT_EQ(param_set("prefetch_policy", "test"), -ENOENT);
+	ASSERT_EQ(test_mod.refcnt, 0);
+	ASSERT_EQ(rec.init_calls, 0);
+
+	/* Its init returned 0: the module is live and the policy usable. */
+	test_mod.state = MODULE_STATE_LIVE;
+	ASSERT_EQ(vm_set(kvm, "test", 8, 0), 0);
+	ASSERT_EQ(test_mod.refcnt, 1);
+}
+
+TEST(default_initialising_module_falls_back)
+{
+	const struct kvm_prefetch_ops *ops;
+
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
+	test_mod.state = MODULE_STATE_COMING;
+	ops = kvm_prefetch_get_default();
+	ASSERT_PTR_EQ(ops, &prefetch_none);
+	ASSERT_EQ(test_mod.refcnt, 0);
+	kvm_prefetch_put_policy(ops);
+}
+
+/* kvm.ko's own policies are usable during kvm.ko's init. */
+TEST(builtins_usable_while_kvm_initialises)
+{
+	const struct kvm_prefetch_ops *ops;
+
+	shim_this_module.state = MODULE_STATE_COMING;
+	ops = kvm_prefetch_get_policy("auto");
+	ASSERT_PTR_EQ(ops, &prefetch_auto);
+	kvm_prefetch_put_policy(ops);
 }
 
 TEST(get_going_module_ebusy)
@@ -350,7 +403,7 @@ TEST(get_default_is_referenced)
 	kvm_prefetch_put_policy(ops);
 }
 
-TEST(get_default_going_falls_back_to_auto)
+TEST(get_default_going_falls_back_to_none)
 {
 	const struct kvm_prefetch_ops *ops;
 
@@ -358,7 +411,7 @@ TEST(get_default_going_falls_back_to_auto)
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
 	test_mod.going = true;
 	ops = kvm_prefetch_get_default();
-	ASSERT_PTR_EQ(ops, &prefetch_auto);
+	ASSERT_PTR_EQ(ops, &prefetch_none);
 	ASSERT_EQ(test_mod.refcnt, 0);
 	ASSERT_EQ(shim_this_module.refcnt, 1);
 	kvm_prefetch_put_policy(ops);

@@ -269,7 +269,7 @@ TEST(set_eopnotsupp)
 	ASSERT_EQ(vm_set(kvm, "manual", 0, 0), -EOPNOTSUPP);
 	check_unchanged(kvm, s, __LINE__);
 	/* GET still works, for a VMM that wants to see it. */
-	ASSERT_STREQ(vm_get(kvm).name, "auto");
+	ASSERT_STREQ(vm_get(kvm).name, "none");
 }
 
 TEST(set_enomem)
@@ -380,7 +380,7 @@ TEST(set_zero_means_defaults_at_call_time)
 	struct kvm_prefetch_state *st = vm_state(kvm);
 
 	/* The VM's own defaults: nothing to do. */
-	ASSERT_EQ(vm_set(kvm, "auto", 0, 0), 0);
+	ASSERT_EQ(vm_set(kvm, "none", 0, 0), 0);
 	ASSERT_PTR_EQ(vm_state(kvm), st);
 
 	ASSERT_EQ(param_set("prefetch_nr_pages", "128"), 0);
@@ -419,6 +419,8 @@ TEST(get_values_never_zero)
 
 	ASSERT_EQ(param_set("prefetch_nr_pages", "0"), 0);
 	kvm = vm_create();
+	EXPECT_VM_POLICY(kvm, "none", 1, KVM_PREFETCH_GUP_NOFAULT);
+	ASSERT_EQ(vm_set(kvm, "auto", 0, 0), 0);
 	EXPECT_VM_POLICY(kvm, "auto", 1, KVM_PREFETCH_GUP_NOFAULT);
 	ASSERT_EQ(vm_set(kvm, "none", 0, 0), 0);
 	EXPECT_VM_POLICY(kvm, "none", 1, KVM_PREFETCH_GUP_NOFAULT);
@@ -471,7 +473,7 @@ TEST(debugfs_file)
 	ASSERT_PTR_EQ(shim.debugfs[0].data, kvm);
 
 	ASSERT_EQ(shim_debugfs_read(0, buf, sizeof(buf)), 0);
-	ASSERT_STREQ(buf, "auto nr_pages=8 gup=nofault\n");
+	ASSERT_STREQ(buf, "none nr_pages=8 gup=nofault\n");
 	ASSERT_EQ(vm_set(kvm, "manual", 3, KVM_PREFETCH_GUP_FAST_ONLY), 0);
 	ASSERT_EQ(shim_debugfs_read(0, buf, sizeof(buf)), 0);
 	ASSERT_STREQ(buf, "manual nr_pages=3 gup=fast\n");

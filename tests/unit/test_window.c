@@ -22,7 +22,7 @@ static void teardown(void)
 }
 
 static const enum kvm_prefetch_type origins[] = {
-	KVM_PREFETCH_NONE, KVM_PREFETCH_MANUAL, KVM_PREFETCH_ASYNC,
+	KVM_PREFETCH_GUEST_FAULT, KVM_PREFETCH_MANUAL, KVM_PREFETCH_ASYNC,
 	KVM_PREFETCH_AUTO,
 };
 static const char *const origin_names[] = { "NONE", "MANUAL", "ASYNC", "AUTO" };
@@ -233,7 +233,7 @@ static struct kvm *test_vm(u32 nr_pages)
 }
 
 static const struct kvm_prefetch_fault fault = {
-	.origin = KVM_PREFETCH_NONE, .gfn = 0x2345, .error_code = 0x6,
+	.origin = KVM_PREFETCH_GUEST_FAULT, .gfn = 0x2345, .error_code = 0x6,
 	.mapped_pages = 1, .vcpu_idx = 3,
 };
 
@@ -458,7 +458,7 @@ TEST(decide_refuses_auto_origin)
 
 	ASSERT_EQ(vm_set(kvm, "auto", 512, 0), 0);
 	ASSERT_FALSE(kvm_prefetch_decide(kvm, &f, &w));
-	f.origin = KVM_PREFETCH_NONE;
+	f.origin = KVM_PREFETCH_GUEST_FAULT;
 	ASSERT_TRUE(kvm_prefetch_decide(kvm, &f, &w));
 	vm_destroy(kvm);
 }

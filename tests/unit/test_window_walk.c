@@ -463,7 +463,7 @@ static bool run_case(struct wcase *c, struct tally *t, bool verbose)
 {
 	struct kvm_page_fault f = {
 		.addr = gfn_to_gpa(c->fault), .error_code = 0x6,
-		.prefetch_type = KVM_PREFETCH_NONE, .is_tdp = true,
+		.prefetch_type = KVM_PREFETCH_GUEST_FAULT, .is_tdp = true,
 		.goal_level = c->fault_level, .gfn = c->fault, .slot = &slot,
 	};
 	u64 windows0 = vcpu.stat.prefetch_windows;

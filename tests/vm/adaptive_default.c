@@ -120,8 +120,8 @@ int main(void)
 		check_run("new VM under the sysfs default adaptive",
 			  cases[i].chunk, cases[i].ramp, &inherited);
 
-	KT_EXPECT(!ktsys_set_defaults("auto", "8", "nofault"),
-		  "defaults back to auto/8/nofault");
+	KT_EXPECT(!ktsys_set_defaults("none", "8", "nofault"),
+		  "defaults back to none/8/nofault");
 	ktb_src_free(src, SIZE);
 	return kt_exit();
 }

@@ -6,7 +6,7 @@
  * "kvm-prefetch-<name>"; a VM using it pins the module (rmmod fails) until
  * the VM is closed or switches away; the policy's per-VM init/release are
  * balanced; a default that names a module policy does not pin it, and
- * unloading it resets the default to auto; kvm.ko unloads cleanly after.
+ * unloading it resets the default to none; kvm.ko unloads cleanly after.
  * Uses tests/vm/policy/kvm-prefetch-testpol.ko (window: the nr_pages - 1
  * pages after the fault) and kvm-policy/adaptive.
  */
@@ -197,8 +197,8 @@ static void test_default_does_not_pin(void)
 	KT_EXPECT(rmmod("kvm_prefetch_testpol") == 0,
 		  "rmmod testpol succeeds while it is only the default");
 	KT_EXPECT(ktsys_read_line(KTSYS_P_POLICY, buf, sizeof(buf)) == 0 &&
-		  !strcmp(buf, "auto"),
-		  "the default fell back to auto (%s)", buf);
+		  !strcmp(buf, "none"),
+		  "the default fell back to none (%s)", buf);
 }
 
 int main(void)

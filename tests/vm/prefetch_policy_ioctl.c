@@ -15,6 +15,8 @@
  *    while a thread switches the policy among none/manual/async/auto with
  *    random nr_pages and gup modes for ~10 s; kvm.ko's refcnt returns to
  *    its starting value once the VM is closed;
+ *  - with kvm tdp_mmu=0 (nothing prefetches): KVM_CAP_PREFETCH_POLICY 0
+ *    on the VM, PRE_FAULT_MEMORY 1, SET fails EOPNOTSUPP;
  *  - with kvm_amd npt=0: both capabilities 0 and SET fails EOPNOTSUPP.
  * Ends with "kvm-reload ours" (default parameters).
  */
@@ -27,6 +29,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include "kvmtest.h"
 #include "kt_sys.h"
@@ -313,8 +316,8 @@ static void check_defaults_resolution(struct kt_vm *vm)
 	expect_policy(vm, "none", 1, 2, "SET none 1 fast");
 	expect_debugfs(vm, "after SET none 1 fast");
 
-	KT_ASSERT(!ktsys_set_defaults("auto", "8", "nofault"),
-		  "sysfs defaults back to auto/8/nofault");
+	KT_ASSERT(!ktsys_set_defaults("none", "8", "nofault"),
+		  "sysfs defaults back to none/8/nofault");
 }
 
 static void check_idempotent(struct kt_vm *vm)
@@ -540,6 +543,54 @@ static void switching_stress(void)
 	KT_EXPECT(ref1 == ref0, "kvm refcnt back to %ld (is %ld)", ref0, ref1);
 }
 
+/* ---- tdp_mmu=0 --------------------------------------------------------------- */
+
+/*
+ * The legacy MMU under TDP: nothing is ever prefetched, so the VM reports
+ * no KVM_CAP_PREFETCH_POLICY and SET fails EOPNOTSUPP, as without TDP;
+ * KVM_PRE_FAULT_MEMORY works there and keeps its capability.  /dev/kvm
+ * answers for a VM created now on 6.12; 6.1's kvm.tdp_mmu is writable
+ * and read per VM, so there /dev/kvm answers for TDP alone.
+ */
+static void check_no_tdp_mmu(void)
+{
+	struct utsname u;
+	char val[16] = "";
+	struct kt_vm *vm;
+	int r;
+
+	r = ktsys_reload("ours tdp_mmu=0");
+	if (!KT_EXPECT(r == 0, "kvm-reload ours tdp_mmu=0 (status %d)", r))
+		return;
+	ktsys_read_line("/sys/module/kvm/parameters/tdp_mmu", val,
+			sizeof(val));
+	KT_EXPECT(!strcmp(val, "N"), "kvm tdp_mmu reads \"%s\" (legacy MMU)",
+		  val);
+
+	vm = kt_vm_create();
+	r = kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
+	KT_EXPECT(r == 0, "tdp_mmu=0: CHECK_EXTENSION(KVM_CAP_PREFETCH_POLICY) on the VM = %d (want 0)",
+		  r);
+	r = kt_kvm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
+	if (!uname(&u) && !strncmp(u.release, "6.12.", 5))
+		KT_EXPECT(r == 0, "tdp_mmu=0: CHECK_EXTENSION(KVM_CAP_PREFETCH_POLICY) on /dev/kvm = %d (want 0 on 6.12)",
+			  r);
+	else
+		kt_info("tdp_mmu=0: KVM_CAP_PREFETCH_POLICY on /dev/kvm = %d (6.1: TDP alone)",
+			r);
+	r = kt_vm_check_ext(vm, CAP_PRE_FAULT);
+	KT_EXPECT(r == 1, "tdp_mmu=0: CHECK_EXTENSION(236 PRE_FAULT_MEMORY) on the VM = %d (want 1)",
+		  r);
+	r = ktsys_set_policy(vm->fd, "auto", 8, 1);
+	KT_EXPECT(r == -EOPNOTSUPP,
+		  "tdp_mmu=0: SET fails with EOPNOTSUPP (got %s)",
+		  r ? strerror(-r) : "success");
+	kt_vm_free(vm);
+
+	r = ktsys_restore();
+	KT_EXPECT(r == 0, "kvm-reload ours after tdp_mmu=0 (status %d)", r);
+}
+
 /* ---- npt=0 ------------------------------------------------------------------ */
 
 static void check_no_tdp(void)
@@ -603,9 +654,9 @@ int main(void)
 	r = ktsys_vm_debugfs_dir(vm->fd, dir, sizeof(dir));
 	KT_EXPECT(!r, "VM debugfs directory %s exists (%s)", dir,
 		  r ? strerror(-r) : "ok");
-	if (expect_policy(vm, "auto", 8, KVM_PREFETCH_GUP_NOFAULT,
+	if (expect_policy(vm, "none", 8, KVM_PREFETCH_GUP_NOFAULT,
 			  "new VM under fresh defaults"))
-		kt_pass("new VM starts with auto / 8 / nofault");
+		kt_pass("new VM starts with none / 8 / nofault");
 	check_get_zero_fill(vm);
 	expect_debugfs(vm, "new VM");
 
@@ -617,6 +668,7 @@ int main(void)
 	kt_vm_free(vm);
 
 	switching_stress();
+	check_no_tdp_mmu();
 	check_no_tdp();
 
 	return kt_exit();

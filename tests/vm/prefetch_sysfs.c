@@ -4,14 +4,15 @@
  *
  * /sys/module/kvm/parameters/prefetch_{policy,nr_pages,gup,available}:
  *  - prefetch_available lists exactly the built-in policies, one line;
- *  - after a fresh "kvm-reload ours" the defaults are auto / 8 / nofault;
+ *  - after a fresh "kvm-reload ours" the defaults are none / 8 / nofault:
+ *    prefetch is opt-in, kvm.ko without parameters behaves as stock;
  *  - every malformed or out-of-range write fails with the documented errno
  *    (unknown well-formed name: ENOENT, anything else: EINVAL) and leaves
  *    the value unchanged; valid writes round-trip, bounds included;
  *  - a VM takes the defaults at creation (KVM_GET_PREFETCH_POLICY and its
  *    debugfs line); changing a default never changes an existing VM;
- *  - "kvm-reload ours prefetch_policy=bogus" loads, falls back to auto and
- *    logs exactly one warning naming both "bogus" and "auto".
+ *  - "kvm-reload ours prefetch_policy=bogus" loads, falls back to none and
+ *    logs exactly one warning naming both "bogus" and "none".
  * Ends with "kvm-reload ours" (default parameters).
  */
 #include <errno.h>
@@ -310,7 +311,7 @@ static void check_bogus_param(void)
 			continue;
 		kt_info("kernel log <%d>: %s", lvl, msg);
 		nbogus++;
-		if (strstr(msg, "auto")) {
+		if (strstr(msg, "using none")) {
 			nboth++;
 			both_lvl = lvl;
 		}
@@ -318,14 +319,14 @@ static void check_bogus_param(void)
 	close(fd);
 	KT_EXPECT(lvl == -EAGAIN, "read the kernel log to its end (%d)", lvl);
 	KT_EXPECT(nbogus == 1 && nboth == 1,
-		  "exactly one kernel log line names \"bogus\" (%d) and it names \"auto\" (%d)",
+		  "exactly one kernel log line names \"bogus\" (%d) and it names \"none\" (%d)",
 		  nbogus, nboth);
 	KT_EXPECT(both_lvl == 4, "that line is a warning (level %d, want 4)",
 		  both_lvl);
-	expect_defaults("auto", "8", "nofault");
+	expect_defaults("none", "8", "nofault");
 
 	vm = kt_vm_create();
-	check_vm_policy(vm, "VM after prefetch_policy=bogus load", "auto", 8,
+	check_vm_policy(vm, "VM after prefetch_policy=bogus load", "none", 8,
 			KVM_PREFETCH_GUP_NOFAULT);
 	kt_vm_free(vm);
 }
@@ -337,7 +338,7 @@ int main(void)
 	ktsys_start_ours(120);
 
 	/* Fresh module: the documented defaults. */
-	expect_defaults("auto", "8", "nofault");
+	expect_defaults("none", "8", "nofault");
 	check_mode(KTSYS_P_POLICY, 0644);
 	check_mode(KTSYS_P_NR_PAGES, 0644);
 	check_mode(KTSYS_P_GUP, 0644);
@@ -360,6 +361,6 @@ int main(void)
 	r = ktsys_restore();
 	KT_EXPECT(r == 0, "kvm-reload ours at the end (status %d)", r);
 	if (!r)
-		expect_defaults("auto", "8", "nofault");
+		expect_defaults("none", "8", "nofault");
 	return kt_exit();
 }

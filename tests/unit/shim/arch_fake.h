@@ -8,7 +8,7 @@
 #define __SHIM_ARCH_FAKE_H
 
 /* The architecture, as the tests want it to be. */
-bool kvm_arch_prefetch_supported(void)
+bool kvm_arch_prefetch_supported(struct kvm *kvm)
 {
 	return shim.arch_prefetch_supported;
 }

@@ -73,6 +73,7 @@ struct shim_state {
 	int allocs;			/* kzalloc() not yet kfree()d */
 	int page_refs;			/* pages returned by GUP, not yet put */
 	int last_capable;
+	int audited_capable_calls;	/* capable(): may log a denial */
 	int request_module_calls;
 	char request_module_name[64];
 	int gup_fast_calls;

@@ -261,10 +261,20 @@ static inline bool signal_pending(struct task_struct *p)
 
 /* ---- modules ------------------------------------------------------- */
 
+/* As the kernel's: LIVE is 0, so a zeroed module is live. */
+enum module_state {
+	MODULE_STATE_LIVE,
+	MODULE_STATE_COMING,
+	MODULE_STATE_GOING,
+	MODULE_STATE_UNFORMED,
+};
+
 struct module {
 	const char *name;
 	int refcnt;
 	bool going;	/* MODULE_STATE_GOING: being unloaded */
+	/* COMING: its init runs; try_module_get() still succeeds */
+	enum module_state state;
 };
 
 /* kvm.ko, which the built-in policies belong to. */
@@ -313,8 +323,25 @@ static inline int shim_module_unload(struct module *m, void (*exit_fn)(void))
 #define MODULE_PARM_DESC(name, desc) \
 	static const char __shim_parm_desc_##name[] __attribute__((unused)) = desc
 
+/* An audited check: a denial would be logged (audit, LSM). */
 static inline bool capable(int cap)
 {
+	shim.last_capable = cap;
+	shim.audited_capable_calls++;
+	return cap < 64 && (shim.caps >> cap) & 1;
+}
+
+struct user_namespace {
+	int unused;
+};
+static struct user_namespace init_user_ns __attribute__((unused));
+
+/* The same check without an audit record. */
+static inline bool ns_capable_noaudit(struct user_namespace *ns, int cap)
+{
+	if (ns != &init_user_ns)
+		shim_violation(__FILE__, __LINE__,
+			       "capability checked outside init_user_ns");
 	shim.last_capable = cap;
 	return cap < 64 && (shim.caps >> cap) & 1;
 }

@@ -8,10 +8,15 @@
  * from the built-ins by what gets mapped, or place a window above, below
  * or around the fault.  It counts the VMs using it in a parameter, so
  * tests can check init/release balance.
+ *
+ * With init_fail_ms=N its init registers the policy, sleeps N ms,
+ * unregisters it and fails: the window in which the policy is listed but
+ * its module is still coming, for the registry's race test.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/kvm_prefetch.h>
 #include <linux/module.h>
 
@@ -36,6 +41,11 @@ static unsigned int testpol_pages;
 module_param_named(pages, testpol_pages, uint, 0644);
 MODULE_PARM_DESC(pages, "Window length in pages (0: the VM's nr_pages - 1)");
 
+static unsigned int init_fail_ms;
+module_param(init_fail_ms, uint, 0444);
+MODULE_PARM_DESC(init_fail_ms,
+		 "If set, init registers, sleeps this long, unregisters and fails");
+
 static bool testpol_window(const struct kvm_prefetch_state *st,
 			   const struct kvm_prefetch_fault *f,
 			   struct kvm_prefetch_window *w)
@@ -43,7 +53,7 @@ static bool testpol_window(const struct kvm_prefetch_state *st,
 	s64 offset = READ_ONCE(testpol_offset);
 	u32 pages = READ_ONCE(testpol_pages);
 
-	if (f->origin != KVM_PREFETCH_NONE)
+	if (f->origin != KVM_PREFETCH_GUEST_FAULT)
 		return false;
 	if (!pages)
 		pages = st->nr_pages ? st->nr_pages - 1 : 0;
@@ -76,7 +86,15 @@ static struct kvm_prefetch_ops testpol_ops = {
 
 static int __init testpol_module_init(void)
 {
-	return kvm_prefetch_register(&testpol_ops);
+	int ret = kvm_prefetch_register(&testpol_ops);
+
+	if (ret || !init_fail_ms)
+		return ret;
+	/* Registered, module still coming: VMs race to select it. */
+	msleep(init_fail_ms);
+	kvm_prefetch_unregister(&testpol_ops);
+	pr_info("init fails on request after %u ms\n", init_fail_ms);
+	return -EAGAIN;
 }
 
 static void __exit testpol_module_exit(void)

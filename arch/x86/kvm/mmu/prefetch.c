@@ -45,14 +45,18 @@ MODULE_PARM_DESC(prefetch_engine,
 		 "How prefetch maps a window: batch or fault (one per page)");
 
 /**
- * kvm_arch_prefetch_supported() - can VMs use prefetch policies and
- * KVM_PRE_FAULT_MEMORY?
+ * kvm_arch_prefetch_supported() - can prefetch run for a VM?
+ * @kvm: the VM, or NULL for KVM_CHECK_EXTENSION on /dev/kvm
  *
- * Return: true if KVM uses two-dimensional paging (NPT/EPT).
+ * Only the TDP MMU prefetches: with the legacy MMU, or without TDP, the
+ * capability is 0 and KVM_SET_PREFETCH_POLICY fails.
+ *
+ * Return: true if @kvm uses two-dimensional paging (NPT/EPT) with the TDP
+ * MMU (for NULL, if a VM created now would; see prefetch_mmu.h).
  */
-bool kvm_arch_prefetch_supported(void)
+bool kvm_arch_prefetch_supported(struct kvm *kvm)
 {
-	return tdp_enabled;
+	return tdp_enabled && kvm_mmu_prefetch_tdp_mmu_vm(kvm);
 }
 
 /*

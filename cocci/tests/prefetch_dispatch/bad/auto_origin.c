@@ -10,7 +10,7 @@ static const enum kvm_prefetch_type default_origin = KVM_PREFETCH_AUTO; /* expec
 
 static enum kvm_prefetch_type origin_of(bool prefetch)
 {
-	return prefetch ? KVM_PREFETCH_AUTO : KVM_PREFETCH_NONE; /* expect-warning */
+	return prefetch ? KVM_PREFETCH_AUTO : KVM_PREFETCH_GUEST_FAULT; /* expect-warning */
 }
 
 int kvm_mmu_prefault_neighbour(struct kvm_vcpu *vcpu, gpa_t gpa, u8 *level)

@@ -15,7 +15,7 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t cr2_or_gpa,
 		.addr = cr2_or_gpa,
 		.error_code = err,
 		.prefetch_type = prefetch_type,
-		.prefetch = prefetch_type != KVM_PREFETCH_NONE,
+		.prefetch = prefetch_type != KVM_PREFETCH_GUEST_FAULT,
 	};
 	int r;
 
@@ -39,7 +39,7 @@ static int kvm_faultin_pfn(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 static const char *origin_name(const struct kvm_page_fault *fault)
 {
 	switch (fault->prefetch_type) {
-	case KVM_PREFETCH_NONE:
+	case KVM_PREFETCH_GUEST_FAULT:
 		return "guest";
 	case KVM_PREFETCH_AUTO:
 		return "prefetch";

@@ -9,7 +9,7 @@
 
 static enum kvm_prefetch_type pick_origin(bool manual)
 {
-	return manual ? KVM_PREFETCH_MANUAL : KVM_PREFETCH_NONE;
+	return manual ? KVM_PREFETCH_MANUAL : KVM_PREFETCH_GUEST_FAULT;
 }
 
 int all_origins(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault,
@@ -19,7 +19,7 @@ int all_origins(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault,
 	enum kvm_prefetch_type local = KVM_PREFETCH_ASYNC;
 	int r;
 
-	r = kvm_mmu_do_page_fault(vcpu, 0, 0, KVM_PREFETCH_NONE, NULL, level);
+	r = kvm_mmu_do_page_fault(vcpu, 0, 0, KVM_PREFETCH_GUEST_FAULT, NULL, level);
 	r = kvm_mmu_do_page_fault(vcpu, 0, 0, KVM_PREFETCH_MANUAL, NULL, level);
 	r = kvm_mmu_do_page_fault(vcpu, 0, 0, KVM_PREFETCH_ASYNC, NULL, level);
 	r = kvm_mmu_do_page_fault(vcpu, 0, 0, KVM_PREFETCH_AUTO, NULL, level);

@@ -140,6 +140,7 @@ static struct {
 	gfn_t request_at;	/* faulting here raises a request (0: never) */
 	gfn_t invalidate_at;	/* faulting here marks the slot INVALID */
 	bool no_root;		/* walks find no root (return -1) */
+	bool legacy_mmu;	/* kvm.tdp_mmu=N: the VM has no TDP MMU */
 	gfn_t max_gfn;		/* kvm_mmu_max_gfn() */
 	int reload_ret;		/* kvm_mmu_reload() */
 	bool root_obsolete;	/* faults only retry until it is freed */
@@ -283,7 +284,7 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t gpa,
 	} else {
 		goal = min_t(int, x86_sim.host[gfn], max_level);
 		*level = goal;
-		if (type != KVM_PREFETCH_NONE && x86_sim_block_used(gfn, goal))
+		if (type != KVM_PREFETCH_GUEST_FAULT && x86_sim_block_used(gfn, goal))
 			return RET_PF_SPURIOUS;
 		x86_sim_map(gfn, goal);
 		r = RET_PF_FIXED;

@@ -15,6 +15,11 @@ static inline bool kvm_mmu_prefetch_tdp_mmu(struct kvm_vcpu *vcpu)
 	return is_tdp_mmu(vcpu->arch.mmu);
 }
 
+static inline bool kvm_mmu_prefetch_tdp_mmu_vm(struct kvm *kvm)
+{
+	return !x86_sim.legacy_mmu;
+}
+
 static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
 {
 	return x86_sim_gfn_ok(gfn, "kvm_mmu_prefetch_private") &&

@@ -13,6 +13,16 @@ static inline bool kvm_mmu_prefetch_tdp_mmu(struct kvm_vcpu *vcpu)
 	return is_tdp_mmu(vcpu->arch.mmu);
 }
 
+/*
+ * Does @kvm use the TDP MMU?  6.1's kvm.tdp_mmu is writable and each VM
+ * takes it at creation, but only tdp_mmu.c sees it: for no VM (NULL, the
+ * system's KVM_CHECK_EXTENSION), answer for TDP alone.
+ */
+static inline bool kvm_mmu_prefetch_tdp_mmu_vm(struct kvm *kvm)
+{
+	return !kvm || is_tdp_mmu_enabled(kvm);
+}
+
 /* Is @gfn private (guest_memfd) memory?  6.1 has none. */
 static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
 {

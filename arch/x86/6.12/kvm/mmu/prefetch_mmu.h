@@ -13,6 +13,12 @@ static inline bool kvm_mmu_prefetch_tdp_mmu(struct kvm_vcpu *vcpu)
 	return tdp_mmu_enabled && vcpu->arch.mmu->root_role.direct;
 }
 
+/* Does @kvm (or, for NULL, a VM created now) use the TDP MMU? */
+static inline bool kvm_mmu_prefetch_tdp_mmu_vm(struct kvm *kvm)
+{
+	return tdp_mmu_enabled;
+}
+
 /*
  * Is @gfn private (guest_memfd) memory?  An AUTO fault must not allocate
  * it; the fault path checks again under its mmu_invalidate_seq snapshot.
