@@ -5,7 +5,8 @@
  *   kvm-prefetch [status]	is the loaded kvm.ko ours, its policies, defaults
  *   kvm-prefetch set-default	change the defaults of new VMs (--persist:
  *				also in /etc/modprobe.d/kvm-prefetch.conf)
- *   kvm-prefetch vms		one line per VM: policy and its effect
+ *   kvm-prefetch vms		one line per VM: its process, policy and
+ *				the policy's effect
  *
  * Everything comes from kvm.ko's parameters in /sys/module/kvm/ and each
  * VM's debugfs directory; see kvm-prefetch(8).  Each kind of failure an
@@ -446,8 +447,9 @@ static void kp_usage(FILE *f)
 		"  set-default  change the defaults of new VMs in the running kvm.ko\n"
 		"               (needs root); --persist also writes them to\n"
 		"               " KP_CONF " for the next load\n"
-		"  vms          one line per VM: its debugfs name, policy, nr_pages, gup,\n"
-		"               prefetch windows, pages mapped and guest faults (root)\n"
+		"  vms          one line per VM: its debugfs name, the pid and comm of\n"
+		"               its process, policy, nr_pages, gup, prefetch windows,\n"
+		"               pages mapped and guest faults (root)\n"
 		"\n"
 		"Exit codes: 0 ok, 1 other error, 2 usage or invalid value, 3 not root,\n"
 		"4 kvm not loaded, 5 stock kvm loaded, 6 debugfs not mounted,\n"
@@ -567,10 +569,41 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 	return -1;
 }
 
+/*
+ * The process that created VM @vm ("<pid>-<fd>"): its pid in @pid and
+ * its comm in @comm, or "-" where it is gone.  The pid of the name is
+ * the creating thread's, which need not be the process's own: the
+ * process is that thread's Tgid.
+ */
+static void kp_vm_owner(const char *vm, char *pid, size_t plen, char *comm,
+			size_t clen)
+{
+	char path[PATH_MAX], line[KP_LINE_MAX];
+	long tid = strtol(vm, NULL, 10), tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	f = fopen(path, "r");
+	while (f && tgid < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) != 1)
+			tgid = -1;
+	if (f)
+		fclose(f);
+	snprintf(pid, plen, "-");
+	snprintf(comm, clen, "-");
+	if (tgid <= 0)
+		return;
+	snprintf(pid, plen, "%ld", tgid);
+	snprintf(path, sizeof(path), "/proc/%ld/comm", tgid);
+	if (kp_read_line(path, comm, clen))
+		snprintf(comm, clen, "-");
+}
+
 static void kp_vm_line(const char *kvmdir, const char *vm)
 {
 	char policy[KVM_PREFETCH_POLICY_NAME_MAX] = "-", gup[16] = "-";
 	char line[KP_LINE_MAX], win[32], mapped[32], faults[32];
+	char pid[24], comm[32];
 	unsigned int nr = 0;
 
 	/* "auto nr_pages=8 gup=nofault" */
@@ -583,8 +616,9 @@ static void kp_vm_line(const char *kvmdir, const char *vm)
 	kp_vm_file(kvmdir, vm, "prefetch_windows", win, sizeof(win));
 	kp_vm_file(kvmdir, vm, "prefetch_mapped", mapped, sizeof(mapped));
 	kp_vm_file(kvmdir, vm, "pf_taken", faults, sizeof(faults));
-	printf("%-16s %-15s %8u %-7s %12s %12s %12s\n", vm, policy, nr, gup,
-	       win, mapped, faults);
+	kp_vm_owner(vm, pid, sizeof(pid), comm, sizeof(comm));
+	printf("%-16s %7s %-15s %-15s %8u %-7s %12s %12s %12s\n", vm, pid,
+	       comm, policy, nr, gup, win, mapped, faults);
 }
 
 static int kp_vms(void)
@@ -604,8 +638,9 @@ static int kp_vms(void)
 	n = scandir(kvmdir, &list, NULL, alphasort);
 	if (n < 0)
 		return kp_err(KP_EXIT_ERROR, "%s: %s", kvmdir, strerror(errno));
-	printf("%-16s %-15s %8s %-7s %12s %12s %12s\n", "VM", "POLICY",
-	       "NR_PAGES", "GUP", "WINDOWS", "MAPPED", "GUEST_FAULTS");
+	printf("%-16s %7s %-15s %-15s %8s %-7s %12s %12s %12s\n", "VM", "PID",
+	       "COMM", "POLICY", "NR_PAGES", "GUP", "WINDOWS", "MAPPED",
+	       "GUEST_FAULTS");
 	for (i = 0; i < n; i++) {
 		if (kp_is_vm_dir(list[i]->d_name))
 			kp_vm_line(kvmdir, list[i]->d_name);

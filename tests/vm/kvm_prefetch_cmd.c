@@ -13,8 +13,9 @@
  *    change, a module policy is autoloaded;
  *  - --persist writes the running defaults into the conffile, one line
  *    each, keeping comments and other options;
- *  - "vms" prints one line per VM with its debugfs name, policy and the
- *    VM's prefetch_windows, prefetch_mapped and pf_taken;
+ *  - "vms" prints one line per VM with its debugfs name, the pid and comm
+ *    of its process, policy and the VM's prefetch_windows,
+ *    prefetch_mapped and pf_taken;
  *  - the exit codes for not root (3), debugfs not mounted (6), stock
  *    kvm.ko loaded (5) and kvm not loaded (4).
  *
@@ -348,7 +349,7 @@ static void kpc_vm_stat(const char *dir, const char *stat, char *buf,
 
 static void kpc_test_vms(void)
 {
-	char dir[256], want[256], win[32], mapped[32], faults[32];
+	char dir[256], want[256], win[32], mapped[32], faults[32], comm[32];
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
 	char *line, *mem;
@@ -377,9 +378,11 @@ static void kpc_test_vms(void)
 		  win, mapped);
 
 	kpc_expect(0, KPC("vms"), "vms with a VM");
-	snprintf(want, sizeof(want), "%-16s %-15s %8u %-7s %12s %12s %12s\n",
-		 strrchr(dir, '/') + 1, "auto", 16, "nofault", win, mapped,
-		 faults);
+	kpc_param("/proc/self/comm", comm, sizeof(comm));
+	snprintf(want, sizeof(want),
+		 "%-16s %7d %-15s %-15s %8u %-7s %12s %12s %12s\n",
+		 strrchr(dir, '/') + 1, (int)getpid(), comm, "auto", 16,
+		 "nofault", win, mapped, faults);
 	line = strchr(kpc_out, '\n');
 	KT_EXPECT(line && !strcmp(line + 1, want),
 		  "vms prints the VM's line '%.*s', got '%s'",
