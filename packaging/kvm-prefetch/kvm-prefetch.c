@@ -5,11 +5,14 @@
  *   kvm-prefetch [status]	is the loaded kvm.ko ours, its policies, defaults
  *   kvm-prefetch set-default	change the defaults of new VMs (--persist:
  *				also in /etc/modprobe.d/kvm-prefetch.conf)
- *   kvm-prefetch vms		one line per VM: policy and its effect
+ *   kvm-prefetch vms		one line per VM: its process, policy and
+ *				the policy's effect
+ *   kvm-prefetch set --pid	change the policy of a running VM: its fd
+ *				is taken from the VMM with pidfd_getfd()
  *
- * Everything comes from kvm.ko's parameters in /sys/module/kvm/ and each
- * VM's debugfs directory; see kvm-prefetch(8).  Each kind of failure an
- * operator can fix has its own exit code (enum kp_exit).
+ * Everything comes from kvm.ko's parameters in /sys/module/kvm/, each
+ * VM's debugfs directory and /proc; see kvm-prefetch(8).  Each kind of
+ * failure an operator can fix has its own exit code (enum kp_exit).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/kvm.h>
 #include <linux/kvm_prefetch.h>
 
 #define KP_MODULE_DIR	"/sys/module/kvm"
@@ -43,6 +49,9 @@ enum kp_exit {
 	KP_EXIT_STOCK_KVM	= 5,	/* kvm.ko has no prefetch framework */
 	KP_EXIT_NO_DEBUGFS	= 6,
 	KP_EXIT_UNKNOWN_POLICY	= 7,
+	KP_EXIT_NO_PTRACE	= 8,	/* set: no ptrace rights over the VMM */
+	KP_EXIT_NO_VM		= 9,	/* set: no such process, or no VM there */
+	KP_EXIT_MANY_VMS	= 10,	/* set: several VMs and no --fd */
 };
 
 /* The three defaults of new VMs, as kvm.ko's parameters name them. */
@@ -438,6 +447,7 @@ static void kp_usage(FILE *f)
 		"Usage: %s [status]\n"
 		"       %s set-default [--policy P] [--nr-pages N] [--gup nofault|fast] [--persist]\n"
 		"       %s vms\n"
+		"       %s set --pid PID [--fd N] POLICY [--nr-pages N] [--gup nofault|fast]\n"
 		"       %s --help | --version\n"
 		"\n"
 		"  status       whether the loaded kvm.ko is kvm-prefetch's, its version,\n"
@@ -446,13 +456,19 @@ static void kp_usage(FILE *f)
 		"  set-default  change the defaults of new VMs in the running kvm.ko\n"
 		"               (needs root); --persist also writes them to\n"
 		"               " KP_CONF " for the next load\n"
-		"  vms          one line per VM: its debugfs name, policy, nr_pages, gup,\n"
-		"               prefetch windows, pages mapped and guest faults (root)\n"
+		"  vms          one line per VM: its debugfs name, the pid and comm of\n"
+		"               its process, policy, nr_pages, gup, prefetch windows,\n"
+		"               pages mapped and guest faults (root)\n"
+		"  set          change the policy of a running VM of process PID (its\n"
+		"               only VM, or the one on its fd N); --nr-pages and --gup\n"
+		"               not given keep the VM's values.  Needs the ptrace\n"
+		"               rights of a debugger over PID\n"
 		"\n"
 		"Exit codes: 0 ok, 1 other error, 2 usage or invalid value, 3 not root,\n"
 		"4 kvm not loaded, 5 stock kvm loaded, 6 debugfs not mounted,\n"
-		"7 unknown policy.  See kvm-prefetch(8).\n",
-		kp_prog, kp_prog, kp_prog, kp_prog);
+		"7 unknown policy, 8 no ptrace rights over PID, 9 no such process or\n"
+		"VM, 10 several VMs and no --fd.  See kvm-prefetch(8).\n",
+		kp_prog, kp_prog, kp_prog, kp_prog, kp_prog);
 }
 
 static int kp_set_default(int argc, char **argv)
@@ -567,10 +583,41 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 	return -1;
 }
 
+/*
+ * The process that created VM @vm ("<pid>-<fd>"): its pid in @pid and
+ * its comm in @comm, or "-" where it is gone.  The pid of the name is
+ * the creating thread's, which need not be the process's own: the
+ * process is that thread's Tgid.
+ */
+static void kp_vm_owner(const char *vm, char *pid, size_t plen, char *comm,
+			size_t clen)
+{
+	char path[PATH_MAX], line[KP_LINE_MAX];
+	long tid = strtol(vm, NULL, 10), tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	f = fopen(path, "r");
+	while (f && tgid < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) != 1)
+			tgid = -1;
+	if (f)
+		fclose(f);
+	snprintf(pid, plen, "-");
+	snprintf(comm, clen, "-");
+	if (tgid <= 0)
+		return;
+	snprintf(pid, plen, "%ld", tgid);
+	snprintf(path, sizeof(path), "/proc/%ld/comm", tgid);
+	if (kp_read_line(path, comm, clen))
+		snprintf(comm, clen, "-");
+}
+
 static void kp_vm_line(const char *kvmdir, const char *vm)
 {
 	char policy[KVM_PREFETCH_POLICY_NAME_MAX] = "-", gup[16] = "-";
 	char line[KP_LINE_MAX], win[32], mapped[32], faults[32];
+	char pid[24], comm[32];
 	unsigned int nr = 0;
 
 	/* "auto nr_pages=8 gup=nofault" */
@@ -583,8 +630,9 @@ static void kp_vm_line(const char *kvmdir, const char *vm)
 	kp_vm_file(kvmdir, vm, "prefetch_windows", win, sizeof(win));
 	kp_vm_file(kvmdir, vm, "prefetch_mapped", mapped, sizeof(mapped));
 	kp_vm_file(kvmdir, vm, "pf_taken", faults, sizeof(faults));
-	printf("%-16s %-15s %8u %-7s %12s %12s %12s\n", vm, policy, nr, gup,
-	       win, mapped, faults);
+	kp_vm_owner(vm, pid, sizeof(pid), comm, sizeof(comm));
+	printf("%-16s %7s %-15s %-15s %8u %-7s %12s %12s %12s\n", vm, pid,
+	       comm, policy, nr, gup, win, mapped, faults);
 }
 
 static int kp_vms(void)
@@ -604,8 +652,9 @@ static int kp_vms(void)
 	n = scandir(kvmdir, &list, NULL, alphasort);
 	if (n < 0)
 		return kp_err(KP_EXIT_ERROR, "%s: %s", kvmdir, strerror(errno));
-	printf("%-16s %-15s %8s %-7s %12s %12s %12s\n", "VM", "POLICY",
-	       "NR_PAGES", "GUP", "WINDOWS", "MAPPED", "GUEST_FAULTS");
+	printf("%-16s %7s %-15s %-15s %8s %-7s %12s %12s %12s\n", "VM", "PID",
+	       "COMM", "POLICY", "NR_PAGES", "GUP", "WINDOWS", "MAPPED",
+	       "GUEST_FAULTS");
 	for (i = 0; i < n; i++) {
 		if (kp_is_vm_dir(list[i]->d_name))
 			kp_vm_line(kvmdir, list[i]->d_name);
@@ -613,6 +662,317 @@ static int kp_vms(void)
 	}
 	free(list);
 	return KP_EXIT_OK;
+}
+
+/* ---- set --pid ------------------------------------------------------ */
+
+/* What /proc/<pid>/fd/<fd> links to for a VM fd. */
+#define KP_VM_LINK	"anon_inode:kvm-vm"
+#define KP_MAX_VM_FDS	16
+
+/* A pid or fd number from the command line: -1 if it is not one. */
+static long kp_number(const char *s, long max)
+{
+	unsigned long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	return *end || errno || n > (unsigned long)max ? -1 : (long)n;
+}
+
+/* Where /proc/@pid/fd/@fd links to in @buf; 0 or -errno. */
+static int kp_fd_link(long pid, long fd, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%ld", pid, fd);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int kp_no_ptrace(long pid, int err)
+{
+	return kp_err(KP_EXIT_NO_PTRACE,
+		      "no right to take the fds of process %ld (%s): that needs the ptrace rights of a debugger over it (root, or its user where kernel.yama.ptrace_scope allows)",
+		      pid, strerror(err));
+}
+
+/* @fd of process @pid if it is a VM fd, or the negated exit code. */
+static long kp_given_vm_fd(long pid, long fd)
+{
+	char link[64];
+	int err = kp_fd_link(pid, fd, link, sizeof(link));
+
+	if (err == -EACCES || err == -EPERM)
+		return -kp_no_ptrace(pid, -err);
+	if (err)
+		return -kp_err(KP_EXIT_NO_VM, "process %ld has no fd %ld (%s)",
+			       pid, fd, strerror(-err));
+	if (strcmp(link, KP_VM_LINK))
+		return -kp_err(KP_EXIT_NO_VM,
+			       "fd %ld of process %ld is not a KVM VM but %s",
+			       fd, pid, link);
+	return fd;
+}
+
+/* The VM fds of process @pid in @fds (up to @max); their number or -errno. */
+static int kp_scan_vm_fds(long pid, long *fds, int max)
+{
+	char path[64], link[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		long f = kp_number(d->d_name, INT_MAX);
+
+		if (f < 0 || kp_fd_link(pid, f, link, sizeof(link)) ||
+		    strcmp(link, KP_VM_LINK))
+			continue;
+		if (n < max)
+			fds[n] = f;
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * The VM fd of process @pid: @fd if that is one (>= 0), otherwise its
+ * only VM fd.  Return: the fd, or the negated exit code, message printed.
+ */
+static long kp_find_vm_fd(long pid, long fd)
+{
+	char path[64], list[KP_LINE_MAX];
+	long fds[KP_MAX_VM_FDS];
+	int n, i, len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	if (access(path, F_OK))
+		return -kp_err(KP_EXIT_NO_VM, "no process %ld", pid);
+	if (fd >= 0)
+		return kp_given_vm_fd(pid, fd);
+
+	n = kp_scan_vm_fds(pid, fds, KP_MAX_VM_FDS);
+	if (n == -ENOENT)
+		return -kp_err(KP_EXIT_NO_VM, "no process %ld", pid);
+	if (n == -EACCES || n == -EPERM)
+		return -kp_no_ptrace(pid, -n);
+	if (n < 0)
+		return -kp_err(KP_EXIT_ERROR, "/proc/%ld/fd: %s", pid,
+			       strerror(-n));
+	if (!n)
+		return -kp_err(KP_EXIT_NO_VM,
+			       "process %ld has no KVM VM open (no fd is " KP_VM_LINK ")",
+			       pid);
+	if (n == 1)
+		return fds[0];
+	list[0] = '\0';
+	for (i = 0; i < n && i < KP_MAX_VM_FDS; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%ld",
+				i ? ", " : "", fds[i]);
+	return -kp_err(KP_EXIT_MANY_VMS,
+		       "process %ld has %d VMs, on fds %s%s: choose one with --fd",
+		       pid, n, list, n > KP_MAX_VM_FDS ? " ..." : "");
+}
+
+/*
+ * A copy of fd @fd of process @pid in this process, with pidfd_getfd().
+ * Return: the new fd, or the negated exit code, message printed.
+ */
+static int kp_take_fd(long pid, long fd)
+{
+	char path[64], link[64];
+	int pidfd, vmfd, err;
+	ssize_t n;
+
+	pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (pidfd < 0 && errno == ESRCH)
+		return -kp_err(KP_EXIT_NO_VM, "process %ld has exited", pid);
+	if (pidfd < 0)
+		return -kp_err(KP_EXIT_ERROR, "pidfd_open(%ld): %s", pid,
+			       strerror(errno));
+	vmfd = syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	err = errno;
+	close(pidfd);
+	if (vmfd < 0 && err == EPERM)
+		return -kp_no_ptrace(pid, err);
+	if (vmfd < 0 && (err == ESRCH || err == EBADF))
+		return -kp_err(KP_EXIT_NO_VM,
+			       "process %ld exited or closed fd %ld", pid, fd);
+	if (vmfd < 0)
+		return -kp_err(KP_EXIT_ERROR, "pidfd_getfd(%ld, %ld): %s", pid,
+			       fd, strerror(err));
+	/* The fd may have been closed and reused since it was looked at. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", vmfd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n >= 0)
+		link[n] = '\0';
+	if (n < 0 || strcmp(link, KP_VM_LINK)) {
+		close(vmfd);
+		return -kp_err(KP_EXIT_NO_VM,
+			       "fd %ld of process %ld is no longer a KVM VM",
+			       pid, fd);
+	}
+	return vmfd;
+}
+
+/* "auto nr_pages=8 gup=nofault", as debugfs prints a VM's policy. */
+static void kp_policy_str(const struct kvm_prefetch_policy *p, char *buf,
+			  size_t len)
+{
+	const char *gup = p->gup == KVM_PREFETCH_GUP_NOFAULT ? "nofault" :
+			  p->gup == KVM_PREFETCH_GUP_FAST_ONLY ? "fast" : "?";
+
+	snprintf(buf, len, "%.*s nr_pages=%u gup=%s",
+		 KVM_PREFETCH_POLICY_NAME_MAX - 1, p->name, p->nr_pages, gup);
+}
+
+/* Explain why kvm.ko refused KVM_GET/SET_PREFETCH_POLICY @p with @err. */
+static int kp_set_refused(const struct kvm_prefetch_policy *p, int err)
+{
+	char avail[KP_LINE_MAX];
+
+	switch (err) {
+	case ENOENT:
+		if (kp_read_line(KP_PARAM_DIR "prefetch_available", avail,
+				 sizeof(avail)))
+			avail[0] = '\0';
+		return kp_err(KP_EXIT_UNKNOWN_POLICY,
+			      "unknown policy '%s' (ENOENT): none is registered under that name and no module kvm-prefetch-%s could be loaded (registered: %s)",
+			      p->name, p->name, avail);
+	case EINVAL:
+		return kp_err(KP_EXIT_USAGE,
+			      "kvm.ko rejected policy %s nr_pages=%u gup=%u as invalid (EINVAL)",
+			      p->name, p->nr_pages, p->gup);
+	case EBUSY:
+		return kp_err(KP_EXIT_ERROR,
+			      "policy '%s' is being unloaded (EBUSY: its module is going away); try again",
+			      p->name);
+	case EOPNOTSUPP:
+		return kp_err(KP_EXIT_ERROR,
+			      "the VM cannot prefetch (EOPNOTSUPP): kvm.ko runs without TDP (npt=0 or ept=0)");
+	case EIO:
+		return kp_err(KP_EXIT_ERROR,
+			      "kvm.ko refused the VM's ioctl from this process (EIO): the VM is dead, or this kvm.ko takes KVM_SET_PREFETCH_POLICY only from the VM's own process");
+	}
+	return kp_err(KP_EXIT_ERROR, "KVM_SET_PREFETCH_POLICY %s: %s",
+		      p->name, strerror(err));
+}
+
+/*
+ * Set the policy of VM fd @vmfd (ours) to @name; a NULL @nr or @gup keeps
+ * the VM's value, as KVM_GET_PREFETCH_POLICY reports it (which SET takes
+ * back unchanged).
+ */
+static int kp_set_vm(int vmfd, const char *what, const char *name,
+		     const char *nr, const char *gup)
+{
+	struct kvm_prefetch_policy old, p;
+	char was[64], now[64];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	if (ioctl(vmfd, KVM_GET_PREFETCH_POLICY, &old))
+		return kp_set_refused(&p, errno);
+	p.nr_pages = nr ? strtoul(nr, NULL, 10) : old.nr_pages;
+	p.gup = !gup ? old.gup : !strcmp(gup, "fast") ?
+		KVM_PREFETCH_GUP_FAST_ONLY : KVM_PREFETCH_GUP_NOFAULT;
+	if (ioctl(vmfd, KVM_SET_PREFETCH_POLICY, &p))
+		return kp_set_refused(&p, errno);
+	kp_policy_str(&old, was, sizeof(was));
+	if (ioctl(vmfd, KVM_GET_PREFETCH_POLICY, &p))
+		snprintf(now, sizeof(now), "?");
+	else
+		kp_policy_str(&p, now, sizeof(now));
+	printf("%s: %s (was %s)\n", what, now, was);
+	return KP_EXIT_OK;
+}
+
+static int kp_set(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid",	required_argument, NULL, 'p' },
+		{ "fd",		required_argument, NULL, 'f' },
+		{ "nr-pages",	required_argument, NULL, 'n' },
+		{ "gup",	required_argument, NULL, 'g' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *pid_arg = NULL, *fd_arg = NULL, *nr = NULL, *gup = NULL;
+	char what[64];
+	long pid, fd = -1;
+	int c, vmfd, ret;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid_arg = optarg;
+			break;
+		case 'f':
+			fd_arg = optarg;
+			break;
+		case 'n':
+			nr = optarg;
+			break;
+		case 'g':
+			gup = optarg;
+			break;
+		case 'h':
+			kp_usage(stdout);
+			return KP_EXIT_OK;
+		default:
+			kp_usage(stderr);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (!pid_arg)
+		return kp_err(KP_EXIT_USAGE, "set: give the VMM's --pid");
+	if (optind == argc)
+		return kp_err(KP_EXIT_USAGE, "set: give a policy");
+	if (optind + 1 != argc)
+		return kp_err(KP_EXIT_USAGE, "set: unexpected '%s'",
+			      argv[optind + 1]);
+	pid = kp_number(pid_arg, INT_MAX);
+	if (pid <= 0)
+		return kp_err(KP_EXIT_USAGE, "invalid --pid '%s'", pid_arg);
+	if (fd_arg) {
+		fd = kp_number(fd_arg, INT_MAX);
+		if (fd < 0)
+			return kp_err(KP_EXIT_USAGE, "invalid --fd '%s'",
+				      fd_arg);
+	}
+	ret = kp_validate(KP_POLICY, argv[optind]);
+	if (!ret && nr)
+		ret = kp_validate(KP_NR_PAGES, nr);
+	if (!ret && gup)
+		ret = kp_validate(KP_GUP, gup);
+	if (!ret)
+		ret = kp_check_kvm();
+	if (ret)
+		return ret;
+
+	fd = kp_find_vm_fd(pid, fd);
+	if (fd < 0)
+		return -fd;
+	vmfd = kp_take_fd(pid, fd);
+	if (vmfd < 0)
+		return -vmfd;
+	snprintf(what, sizeof(what), "process %ld fd %ld", pid, fd);
+	ret = kp_set_vm(vmfd, what, argv[optind], nr, gup);
+	close(vmfd);
+	return ret;
 }
 
 /* ---- main ----------------------------------------------------------- */
@@ -632,6 +992,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "set-default"))
 		return kp_set_default(argc - 1, argv + 1);
+	if (!strcmp(cmd, "set"))
+		return kp_set(argc - 1, argv + 1);
 	if (argc > 2)
 		return kp_err(KP_EXIT_USAGE, "%s: unexpected '%s' (see --help)",
 			      cmd, argv[2]);

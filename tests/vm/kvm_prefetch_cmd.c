@@ -13,20 +13,33 @@
  *    change, a module policy is autoloaded;
  *  - --persist writes the running defaults into the conffile, one line
  *    each, keeping comments and other options;
- *  - "vms" prints one line per VM with its debugfs name, policy and the
- *    VM's prefetch_windows, prefetch_mapped and pf_taken;
+ *  - "vms" prints one line per VM with its debugfs name, the pid and comm
+ *    of its process, policy and the VM's prefetch_windows,
+ *    prefetch_mapped and pf_taken;
+ *  - "set --pid" changes the policy of a VM that runs in another process
+ *    (a child whose guest keeps faulting fresh pages): none, then auto
+ *    with a window of 16, then another GUP mode, each time keeping the
+ *    fields not given; prefetch_mapped stays flat under none and grows
+ *    by 15 pages a guest fault under auto 16, and the guest runs on.  It
+ *    is refused with its own exit code as nobody (8), for a process
+ *    without a VM or no process (9), a bad --fd (9), several VMs without
+ *    --fd (10), an unknown policy (7) and bad values (2), and --fd picks
+ *    one of several VMs;
  *  - the exit codes for not root (3), debugfs not mounted (6), stock
- *    kvm.ko loaded (5) and kvm not loaded (4).
+ *    kvm.ko loaded (5) and kvm not loaded (4), also for "set".
  *
  * The command under test is /usr/sbin/kvm-prefetch when that exists (the
  * package's, in the install test), otherwise its source compiled into
  * this program.  Ends with "kvm-reload ours" and the conffile as found.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -44,7 +57,7 @@
 #define KPC_CONF_SAVE	"/etc/kpc.conf.saved"	/* rename(2) within one fs */
 #define KPC_DEBUGFS	"/sys/kernel/debug"
 #define KPC_NOBODY	65534
-#define KPC_MAX_ARGS	8
+#define KPC_MAX_ARGS	12
 
 static bool kpc_installed;
 static char kpc_out[8192], kpc_err[8192];
@@ -348,7 +361,7 @@ static void kpc_vm_stat(const char *dir, const char *stat, char *buf,
 
 static void kpc_test_vms(void)
 {
-	char dir[256], want[256], win[32], mapped[32], faults[32];
+	char dir[256], want[256], win[32], mapped[32], faults[32], comm[32];
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
 	char *line, *mem;
@@ -377,9 +390,11 @@ static void kpc_test_vms(void)
 		  win, mapped);
 
 	kpc_expect(0, KPC("vms"), "vms with a VM");
-	snprintf(want, sizeof(want), "%-16s %-15s %8u %-7s %12s %12s %12s\n",
-		 strrchr(dir, '/') + 1, "auto", 16, "nofault", win, mapped,
-		 faults);
+	kpc_param("/proc/self/comm", comm, sizeof(comm));
+	snprintf(want, sizeof(want),
+		 "%-16s %7d %-15s %-15s %8u %-7s %12s %12s %12s\n",
+		 strrchr(dir, '/') + 1, (int)getpid(), comm, "auto", 16,
+		 "nofault", win, mapped, faults);
 	line = strchr(kpc_out, '\n');
 	KT_EXPECT(line && !strcmp(line + 1, want),
 		  "vms prints the VM's line '%.*s', got '%s'",
@@ -387,6 +402,351 @@ static void kpc_test_vms(void)
 
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
+}
+
+/* ---- set --pid -------------------------------------------------------- */
+
+/*
+ * A VMM of our own in a child process: one VM whose guest writes every
+ * page of a memslot, again and again, with the pages zapped (host
+ * MADV_DONTNEED, then populated again) between passes so that each pass
+ * faults them all afresh; or VMs without a vCPU.  Each VM starts with
+ * policy auto, nr_pages 8, gup fast, so that whatever the default, what
+ * "set" keeps and changes shows.
+ */
+#define KPC_VMM_COMM	"kpc-vmm"
+#define KPC_VMM_GPA	0x400000ULL		/* 16-page aligned */
+#define KPC_VMM_PAGES	256ULL
+#define KPC_VMM_SIZE	(KPC_VMM_PAGES * KT_PAGE_SIZE)
+#define KPC_VMM_MAX	2
+#define KPC_START	"auto nr_pages=8 gup=fast"
+#define KPC_WAIT_S	120
+
+struct kpc_vmm {
+	pid_t pid;
+	int nr_vms;
+	int fd[KPC_VMM_MAX];		/* the VM fds, in the child */
+	char dir[KPC_VMM_MAX][64];	/* their debugfs directories */
+};
+
+static volatile sig_atomic_t kpc_vmm_stop;
+
+static void kpc_vmm_on_term(int sig)
+{
+	kpc_vmm_stop = 1;
+}
+
+/* Pages whose dword 0 is not their gpa, or whose rest is not the fill. */
+static uint64_t kpc_vmm_check(const char *mem)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < KPC_VMM_PAGES; i++) {
+		const uint32_t *p = (const uint32_t *)(mem + i * KT_PAGE_SIZE);
+
+		if (p[0] != KPC_VMM_GPA + i * KT_PAGE_SIZE ||
+		    p[KT_PAGE_SIZE / 4 - 1] != 0xaaaaaaaaU)
+			bad++;
+	}
+	return bad;
+}
+
+/* The child: never returns. */
+static void kpc_vmm_child(int nr_vms, bool guest, int wfd)
+{
+	struct sigaction sa = { .sa_handler = kpc_vmm_on_term };
+	struct kt_vm *vm[KPC_VMM_MAX];
+	struct kt_vcpu *vcpu = NULL;
+	uint64_t passes = 0, bad = 0;
+	char *mem = NULL;
+	int fds[KPC_VMM_MAX], i;
+
+	prctl(PR_SET_NAME, KPC_VMM_COMM);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < nr_vms; i++) {
+		vm[i] = kt_vm_create();
+		KT_ASSERT(!ktsys_set_policy(vm[i]->fd, "auto", 8,
+					    KVM_PREFETCH_GUP_FAST_ONLY),
+			  "vmm: KVM_SET_PREFETCH_POLICY auto 8 fast");
+		fds[i] = vm[i]->fd;
+	}
+	if (guest) {
+		mem = kt_vm_add_slot(vm[0], KPC_SLOT, KPC_VMM_GPA,
+				     KPC_VMM_SIZE, 0, NULL);
+		memset(mem, 0xaa, KPC_VMM_SIZE);
+		vcpu = kt_vcpu_add(vm[0], 0);
+	}
+	if (write(wfd, fds, sizeof(fds)) != sizeof(fds))
+		_exit(125);
+	close(wfd);
+	while (!kpc_vmm_stop) {
+		if (!guest) {
+			pause();
+			continue;
+		}
+		kt_touch(vcpu, KPC_VMM_GPA, KPC_VMM_GPA + KPC_VMM_SIZE, 0,
+			 KT_TOUCH_WRITE);
+		bad += kpc_vmm_check(mem);
+		passes++;
+		madvise(mem, KPC_VMM_SIZE, MADV_DONTNEED);
+		memset(mem, 0xaa, KPC_VMM_SIZE);
+	}
+	kt_info("vmm %d: %llu passes over %llu pages, %llu pages wrong",
+		(int)getpid(), (unsigned long long)passes, KPC_VMM_PAGES,
+		(unsigned long long)bad);
+	fflush(stdout);
+	_exit(bad || (guest && !passes) ? 1 : 0);
+}
+
+static void kpc_vmm_start(struct kpc_vmm *v, int nr_vms, bool guest)
+{
+	int pipefd[2], i;
+
+	memset(v, 0, sizeof(*v));
+	v->nr_vms = nr_vms;
+	KT_ASSERT(!pipe(pipefd), "pipe");
+	fflush(stdout);
+	v->pid = fork();
+	KT_ASSERT(v->pid >= 0, "fork");
+	if (!v->pid) {
+		close(pipefd[0]);
+		kpc_vmm_child(nr_vms, guest, pipefd[1]);
+	}
+	close(pipefd[1]);
+	KT_ASSERT(read(pipefd[0], v->fd, sizeof(v->fd)) == sizeof(v->fd),
+		  "the VMM child started");
+	close(pipefd[0]);
+	for (i = 0; i < nr_vms; i++)
+		snprintf(v->dir[i], sizeof(v->dir[i]), "%d-%d", (int)v->pid,
+			 v->fd[i]);
+}
+
+/* Stop the VMM; true if it exited 0 (its guest ran, its pages right). */
+static bool kpc_vmm_stop_wait(struct kpc_vmm *v)
+{
+	int st;
+
+	kill(v->pid, SIGTERM);
+	if (waitpid(v->pid, &st, 0) != v->pid)
+		return false;
+	return WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* A counter of VM @i of @v, from its debugfs directory; -1 if unread. */
+static long kpc_vmm_stat(const struct kpc_vmm *v, int i, const char *stat)
+{
+	char path[256];
+	long val;
+
+	snprintf(path, sizeof(path), KPC_DEBUGFS "/kvm/%s/%s", v->dir[i],
+		 stat);
+	return ktsys_read_long(path, &val) ? -1 : val;
+}
+
+static void kpc_vmm_policy(const struct kpc_vmm *v, int i, char *buf,
+			   size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), KPC_DEBUGFS "/kvm/%s/prefetch_policy",
+		 v->dir[i]);
+	kpc_param(path, buf, len);
+}
+
+/*
+ * Wait until the guest of @v took @faults more faults than at *@pf (at
+ * most KPC_WAIT_S s); then *@pf and *@mapped are the counters.
+ * Return: true if it did.
+ */
+static bool kpc_vmm_wait(const struct kpc_vmm *v, long faults, long *pf,
+			 long *mapped)
+{
+	long start = *pf;
+	uint64_t end = kt_now_ns() + KPC_WAIT_S * 1000000000ULL;
+
+	do {
+		*mapped = kpc_vmm_stat(v, 0, "prefetch_mapped");
+		*pf = kpc_vmm_stat(v, 0, "pf_taken");
+		if (*pf >= start + faults)
+			return true;
+		usleep(20000);
+	} while (kt_now_ns() < end);
+	return false;
+}
+
+/* "set" as root must give @want; the VM's policy must then read @pol. */
+static void kpc_expect_set(int want, const char *const *args,
+			   const struct kpc_vmm *v, int i, const char *pol,
+			   const char *msg, const char *what)
+{
+	char got[64];
+
+	if (kpc_expect(want, args, what) && msg)
+		KT_EXPECT(strstr(want ? kpc_err : kpc_out, msg),
+			  "%s: says '%s': %s", what, msg,
+			  want ? kpc_err : kpc_out);
+	kpc_vmm_policy(v, i, got, sizeof(got));
+	KT_EXPECT(!strcmp(got, pol), "%s: the VM's policy is '%s' (want '%s')",
+		  what, got, pol);
+}
+
+/*
+ * The switches of a running guest: the policy changes, the counters
+ * follow, the fields not given keep their values.
+ */
+static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
+{
+	const long n = KPC_VMM_PAGES, w = 16;
+	long pf = 0, mapped, pf0, mapped0;
+	char nr[32], pol[64];
+
+	KT_ASSERT(kpc_vmm_wait(v, 2 * n / 8, &pf, &mapped),
+		  "the VMM's guest runs (pf_taken %ld)", pf);
+
+	kpc_expect_set(0, KPC("set", "--pid", pid, "none"), v, 0,
+		       "none nr_pages=8 gup=fast",
+		       "none nr_pages=8 gup=fast (was " KPC_START ")",
+		       "set --pid none");
+	/* A window that began before the switch may still be mapping. */
+	kpc_vmm_wait(v, n, &pf, &mapped);
+	pf0 = pf;
+	mapped0 = mapped;
+	KT_EXPECT(kpc_vmm_wait(v, 3 * n, &pf, &mapped) && mapped == mapped0,
+		  "under none the guest takes %ld faults and prefetch_mapped stays at %ld (now %ld)",
+		  pf - pf0, mapped0, mapped);
+
+	kpc_expect_set(0, KPC("set", "--pid", pid, "auto", "--nr-pages", "16"),
+		       v, 0, "auto nr_pages=16 gup=fast",
+		       "auto nr_pages=16 gup=fast (was none nr_pages=8 gup=fast)",
+		       "set --pid auto --nr-pages 16");
+	kpc_vmm_wait(v, 2 * n / w, &pf, &mapped);
+	pf0 = pf;
+	mapped0 = mapped;
+	/* Four passes' faults hold three whole passes of n - n/w pages. */
+	KT_EXPECT(kpc_vmm_wait(v, 4 * n / w, &pf, &mapped) &&
+		  mapped - mapped0 >= 3 * (n - n / w) &&
+		  mapped - mapped0 >= 12 * (pf - pf0),
+		  "under auto 16 prefetch_mapped grows by %ld over %ld guest faults (want >= %ld, 15 a fault)",
+		  mapped - mapped0, pf - pf0, 3 * (n - n / w));
+
+	kpc_expect_set(0, KPC("set", "--pid", pid, "auto", "--gup",
+			      "nofault"), v, 0, "auto nr_pages=16 gup=nofault",
+		       NULL, "set --pid auto --gup nofault");
+	/* 0 is the default window, prefetch_nr_pages (0 reads back as 1). */
+	kpc_param(KTSYS_P_NR_PAGES, nr, sizeof(nr));
+	snprintf(pol, sizeof(pol), "none nr_pages=%s gup=nofault",
+		 strcmp(nr, "0") ? nr : "1");
+	kpc_expect_set(0, KPC("set", "--pid", pid, "--nr-pages", "0",
+			      "none"), v, 0, pol, NULL,
+		       "set --pid --nr-pages 0 none");
+	kpc_expect_set(0, KPC("set", "--pid", pid, "--fd",
+			      strrchr(v->dir[0], '-') + 1, "auto",
+			      "--nr-pages", "16", "--gup", "fast"), v, 0,
+		       "auto nr_pages=16 gup=fast", NULL,
+		       "set --pid --fd with all fields");
+	pf0 = pf;
+	KT_EXPECT(kpc_vmm_wait(v, n / w, &pf, &mapped),
+		  "the guest runs on after the switches (%ld more faults)",
+		  pf - pf0);
+}
+
+/* What "set" refuses, each time leaving the VM's policy as it was. */
+static void kpc_test_set_refused(const struct kpc_vmm *v, const char *pid)
+{
+	const char *pol = "auto nr_pages=16 gup=fast";
+	char self[24], gone[24], got[64];
+	pid_t dead;
+	int rc;
+
+	kpc_expect_set(7, KPC("set", "--pid", pid, "nosuch"), v, 0, pol,
+		       "unknown policy 'nosuch' (ENOENT)",
+		       "set --pid an unknown policy");
+	kpc_expect_set(2, KPC("set", "--pid", pid, "auto", "--nr-pages",
+			      "262145"), v, 0, pol, "--nr-pages",
+		       "set --pid --nr-pages 262145");
+	kpc_expect_set(2, KPC("set", "--pid", pid, "auto", "--gup", "slow"),
+		       v, 0, pol, "--gup", "set --pid --gup slow");
+	kpc_expect_set(2, KPC("set", "--pid", pid, "Auto"), v, 0, pol,
+		       "invalid policy name", "set --pid a bad policy name");
+	kpc_expect_set(2, KPC("set", "none"), v, 0, pol, "--pid",
+		       "set without --pid");
+	kpc_expect_set(2, KPC("set", "--pid", pid), v, 0, pol, "policy",
+		       "set --pid without a policy");
+	kpc_expect_set(2, KPC("set", "--pid", "12x", "none"), v, 0, pol,
+		       "--pid", "set --pid 12x");
+	kpc_expect_set(2, KPC("set", "--pid", pid, "--fd", "-1", "none"), v,
+		       0, pol, "--fd", "set --fd -1");
+	kpc_expect_set(9, KPC("set", "--pid", pid, "--fd", "0", "none"), v,
+		       0, pol, "is not a KVM VM", "set --fd 0 (not a VM)");
+	kpc_expect_set(9, KPC("set", "--pid", pid, "--fd", "999", "none"), v,
+		       0, pol, "has no fd 999", "set --fd 999 (not open)");
+
+	rc = kpc_run(true, KPC("set", "--pid", pid, "none"));
+	KT_EXPECT(rc == 8 && strstr(kpc_err, "ptrace"),
+		  "set --pid as nobody: exit %d (want 8): %s", rc, kpc_err);
+	rc = kpc_run(true, KPC("set", "--pid", pid, "--fd",
+			       strrchr(v->dir[0], '-') + 1, "none"));
+	KT_EXPECT(rc == 8 && strstr(kpc_err, "ptrace"),
+		  "set --pid --fd as nobody: exit %d (want 8): %s", rc,
+		  kpc_err);
+	kpc_vmm_policy(v, 0, got, sizeof(got));
+	KT_EXPECT(!strcmp(got, pol), "nobody changed nothing: '%s'", got);
+
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	kpc_expect_set(9, KPC("set", "--pid", self, "none"), v, 0, pol,
+		       "has no KVM VM", "set --pid of a process without a VM");
+	fflush(stdout);
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(gone, sizeof(gone), "%d", (int)dead);
+	kpc_expect_set(9, KPC("set", "--pid", gone, "none"), v, 0, pol,
+		       "no process", "set --pid of a process that is gone");
+}
+
+/* Two VMs in one process: "set" needs --fd, and --fd picks one. */
+static void kpc_test_set_two(void)
+{
+	char pid[24], fd1[24], want[128], got[64];
+	struct kpc_vmm v;
+
+	kpc_vmm_start(&v, 2, false);
+	snprintf(pid, sizeof(pid), "%d", (int)v.pid);
+	snprintf(fd1, sizeof(fd1), "%d", v.fd[1]);
+	snprintf(want, sizeof(want), "has 2 VMs, on fds %d, %d: choose one with --fd",
+		 v.fd[0], v.fd[1]);
+	kpc_expect_set(10, KPC("set", "--pid", pid, "none"), &v, 0, KPC_START,
+		       want, "set --pid of two VMs without --fd");
+	kpc_expect_set(0, KPC("set", "--pid", pid, "--fd", fd1, "none"), &v,
+		       1, "none nr_pages=8 gup=fast", NULL,
+		       "set --pid --fd of the second VM");
+	kpc_vmm_policy(&v, 0, got, sizeof(got));
+	KT_EXPECT(!strcmp(got, KPC_START),
+		  "and the first VM keeps its policy: '%s'", got);
+	KT_EXPECT(kpc_vmm_stop_wait(&v), "the two-VM child exits");
+}
+
+static void kpc_test_set_pid(void)
+{
+	char pid[24], line[128];
+	struct kpc_vmm v;
+
+	kpc_vmm_start(&v, 1, true);
+	snprintf(pid, sizeof(pid), "%d", (int)v.pid);
+
+	kpc_expect(0, KPC("vms"), "vms with another process's VM");
+	snprintf(line, sizeof(line), "\n%-16s %7d %-15s %-15s %8u ", v.dir[0],
+		 (int)v.pid, KPC_VMM_COMM, "auto", 8);
+	KT_EXPECT(strstr(kpc_out, line),
+		  "vms names the VM's process, pid %d and comm %s: %s",
+		  (int)v.pid, KPC_VMM_COMM, kpc_out);
+
+	kpc_test_set_switch(&v, pid);
+	kpc_test_set_refused(&v, pid);
+	KT_EXPECT(kpc_vmm_stop_wait(&v),
+		  "the guest ran until stopped, every page right");
+	kpc_test_set_two();
 }
 
 /* ---- the exit codes ------------------------------------------------- */
@@ -416,6 +776,7 @@ static void kpc_test_exit_codes(void)
 	if (kpc_expect(5, KPC("set-default", "--nr-pages", "8"),
 		       "set-default on stock kvm.ko"))
 		KT_EXPECT(strstr(kpc_err, "stock"), "and says so: %s", kpc_err);
+	kpc_expect(5, KPC("set", "--pid", "1", "none"), "set on stock kvm.ko");
 
 	KT_ASSERT(system("rmmod kvm_amd && rmmod kvm") == 0, "rmmod kvm");
 	if (kpc_expect(4, KPC("status"), "status without kvm.ko"))
@@ -424,6 +785,7 @@ static void kpc_test_exit_codes(void)
 	kpc_expect(4, KPC("vms"), "vms without kvm.ko");
 	kpc_expect(4, KPC("set-default", "--gup", "fast"),
 		   "set-default without kvm.ko");
+	kpc_expect(4, KPC("set", "--pid", "1", "none"), "set without kvm.ko");
 }
 
 int main(void)
@@ -437,6 +799,7 @@ int main(void)
 	kpc_test_set_default();
 	kpc_test_persist();
 	kpc_test_vms();
+	kpc_test_set_pid();
 	kpc_test_exit_codes();
 
 	KT_EXPECT(ktsys_restore() == 0, "kvm-reload ours");
