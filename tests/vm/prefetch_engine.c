@@ -84,19 +84,6 @@ static void set_engine(const char *engine)
 	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
 }
 
-/* @size bytes of populated anonymous memory; page i holds GPA + i * 4K. */
-static char *populated(uint64_t size)
-{
-	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t off;
-
-	KT_ASSERT(mem != MAP_FAILED, "mmap: %s", strerror(errno));
-	madvise(mem, size, MADV_NOHUGEPAGE);
-	for (off = 0; off < size; off += KT_PAGE_SIZE)
-		*(uint32_t *)(mem + off) = (uint32_t)(GPA + off);
-	return mem;
-}
 
 /*
  * Free memory in KiB: MemFree of /proc/meminfo plus the pages the page
@@ -142,7 +129,7 @@ static void no_leak(const char *engine)
 
 	set_engine(engine);
 	before = mem_free_kib();
-	mem = populated(LEAK_SIZE);
+	mem = kt_populated(LEAK_SIZE, GPA);
 	vm = kt_vm_create();
 	kt_vm_add_slot(vm, SLOT, GPA, LEAK_SIZE, 0, mem);
 	vcpu = kt_vcpu_add(vm, 0);
@@ -353,7 +340,7 @@ static void readonly(const char *engine, char *mem, struct counts *out)
 /* Run readonly() with @engine on populated memory shared with a child. */
 static void readonly_shared(const char *engine, struct counts *out)
 {
-	char *mem = populated(SIZE);
+	char *mem = kt_populated(SIZE, GPA);
 	int pfd[2], status;
 	pid_t child;
 	char c;
@@ -409,7 +396,7 @@ static struct timing timed(char *mem, const char *policy, uint32_t nr)
 
 static void bench(void)
 {
-	char *mem = populated(BENCH_SIZE);
+	char *mem = kt_populated(BENCH_SIZE, GPA);
 	double fault_us, page_us[2] = { 1e30, 1e30 };
 	struct timing none, t;
 	uint64_t mapped[2] = { 0, 0 };
@@ -460,7 +447,7 @@ int main(void)
 
 	knob();
 	for (e = 0; e < 2; e++) {
-		mem = populated(SIZE);
+		mem = kt_populated(SIZE, GPA);
 		exact(engines[e], mem, c[e]);
 		munmap(mem, SIZE);
 	}

@@ -42,19 +42,6 @@ static const char *const engines[] = { "fault", "batch" };
 static atomic_int writer_stop;
 static atomic_long writer_flips;
 
-/* @size bytes of populated anonymous memory; page i holds GPA + i * 4K. */
-static char *populated(uint64_t size)
-{
-	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t off;
-
-	KT_ASSERT(mem != MAP_FAILED, "mmap: %s", strerror(errno));
-	madvise(mem, size, MADV_NOHUGEPAGE);
-	for (off = 0; off < size; off += KT_PAGE_SIZE)
-		*(uint32_t *)(mem + off) = (uint32_t)(GPA + off);
-	return mem;
-}
 
 /* What the guest's read of every STRIDE bytes of [from, to) sums to. */
 static uint32_t sum(const char *mem, uint64_t from, uint64_t to)
@@ -97,7 +84,7 @@ static void run(const char *engine, char *mem)
 	const uint64_t windows = HALF / STRIDE;
 	struct kt_vcpu *vcpu;
 	struct counts a, b, c;
-	char *region = populated(WRITER_SIZE);
+	char *region = kt_populated(WRITER_SIZE, GPA);
 	struct kt_vm *vm;
 	pthread_t t;
 	uint32_t got;
@@ -165,7 +152,7 @@ int main(void)
 	kt_require_kvm();
 	ktsys_read_line(ENGINE_PATH, saved, sizeof(saved));
 	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
-		mem = populated(SIZE);
+		mem = kt_populated(SIZE, GPA);
 		KT_ASSERT(!pipe(pfd), "pipe: %s", strerror(errno));
 		child = fork();
 		KT_ASSERT(child >= 0, "fork: %s", strerror(errno));

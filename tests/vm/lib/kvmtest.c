@@ -673,3 +673,16 @@ uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name)
 	KT_ASSERT(!r, "vcpu %d stat %s: %s", vcpu->id, name, strerror(-r));
 	return val;
 }
+
+char *kt_populated(uint64_t size, uint64_t gpa)
+{
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t off;
+
+	KT_ASSERT(mem != MAP_FAILED, "mmap: %s", strerror(errno));
+	madvise(mem, size, MADV_NOHUGEPAGE);
+	for (off = 0; off < size; off += KT_PAGE_SIZE)
+		*(uint32_t *)(mem + off) = (uint32_t)(gpa + off);
+	return mem;
+}

@@ -261,5 +261,12 @@ uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name);
 uint64_t kt_now_ns(void);
 /* pthread_join() @t if it ends within @secs s; true if it did. */
 bool kt_join_within(pthread_t t, unsigned int secs);
+/*
+ * @size bytes of populated private anonymous memory, 4 KiB host pages
+ * (MADV_NOHUGEPAGE), whose page i holds (uint32_t)(@gpa + i * 4K) in its
+ * first dword: what the touch program's read sums at guest address
+ * @gpa + i * 4K.  A failure is a FAIL that ends the program.
+ */
+char *kt_populated(uint64_t size, uint64_t gpa);
 
 #endif /* KVMTEST_H */
