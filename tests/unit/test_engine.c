@@ -562,6 +562,89 @@ TEST(fault_engine_never_batches)
 	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
 }
 
+/* ---- the per-exit budget -------------------------------------------- */
+
+#define BIG_PAGES	0x10000		/* 256 MiB of 4 KiB frames */
+
+/* The memslot grows to BIG_PAGES frames from SLOT_BASE, all of them there. */
+static void big_slot(int level)
+{
+	slot.npages = BIG_PAGES;
+	host_has(SLOT_BASE, SLOT_BASE + BIG_PAGES, level);
+}
+
+/* One fault opens a window of BIG_PAGES: 16384 leaf SPTEs, then the exit. */
+static const struct budget_case {
+	const char *name;
+	const char *engine;
+	gfn_t batch_until;
+} budget_cases[] = {
+	{ "fault_engine", "fault", 0 },
+	{ "batch_engine", "batch", ~0ULL },
+	{ "batch_then_faults", "batch", SLOT_BASE + 1000 },
+};
+
+TEST_TABLE(budget_caps_sptes_per_exit, budget_cases)
+{
+	big_slot(PG_LEVEL_4K);
+	ASSERT_EQ(param_set("prefetch_engine", row->engine), 0);
+	x86_sim.batch_until = row->batch_until;
+	window(SLOT_BASE, BIG_PAGES);
+	guest_fault(SLOT_BASE, PG_LEVEL_4K);
+	/* Literal numbers: a planted change of the constants must fail. */
+	EXPECT_STATS(1, 16384);
+	ASSERT_EQ(x86_sim.mapped[SLOT_BASE + 16384], PG_LEVEL_4K);
+	ASSERT_EQ(x86_sim.mapped[SLOT_BASE + 16385], 0);
+	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
+}
+
+/* The budget counts SPTEs: a window of 2 MiB host pages is mapped whole. */
+TEST(budget_counts_sptes_not_pages)
+{
+	big_slot(PG_LEVEL_2M);
+	x86_sim.batch_until = ~0ULL;
+	window(SLOT_BASE, BIG_PAGES);
+	guest_fault(SLOT_BASE, PG_LEVEL_2M);
+	EXPECT_STATS(1, BIG_PAGES - BLOCK);
+}
+
+/*
+ * A pending request or need_resched() ends the walk, but only once the
+ * minimum is mapped: a window of 2 MiB of 4 KiB pages is never cut.
+ */
+static const struct stop_case {
+	const char *name;
+	const char *engine;
+	bool request, resched;
+	u32 nr;
+	u64 want;
+} stop_cases[] = {
+	{ "request_fault_engine", "fault", true, false, 2048, 512 },
+	{ "request_batch_engine", "batch", true, false, 2048, 512 },
+	{ "resched_fault_engine", "fault", false, true, 2048, 512 },
+	{ "resched_batch_engine", "batch", false, true, 2048, 512 },
+	{ "request_spares_2m_window", "fault", true, false, 513, 512 },
+	{ "resched_spares_2m_window", "batch", false, true, 513, 512 },
+};
+
+TEST_TABLE(budget_stops_for_request_or_resched, stop_cases)
+{
+	big_slot(PG_LEVEL_4K);
+	ASSERT_EQ(param_set("prefetch_engine", row->engine), 0);
+	x86_sim.batch_until = ~0ULL;
+	vcpu.requests = row->request;
+	shim.need_resched = row->resched;
+	window(SLOT_BASE, row->nr);
+	guest_fault(SLOT_BASE, PG_LEVEL_4K);
+	EXPECT_STATS(1, row->want);
+	/* Below the minimum it yields the CPU, and goes on. */
+	if (row->resched)
+		ASSERT_TRUE(shim.cond_resched_calls > 0);
+	shim.need_resched = false;
+	vcpu.requests = 0;
+	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
+}
+
 TEST(engine_param)
 {
 	ASSERT_STREQ(param_get("prefetch_engine"), "batch\n");

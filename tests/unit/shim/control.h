@@ -35,6 +35,7 @@ struct shim_state {
 	bool copy_from_user_fail;	/* copy_from_user() copies nothing */
 	bool copy_to_user_fail;		/* copy_to_user() copies nothing */
 	bool signal_pending;		/* signal_pending(current) */
+	bool need_resched;		/* need_resched() */
 	bool warn_expected;		/* a WARN_ON() does not fail the test */
 	bool arch_prefetch_supported;	/* kvm_arch_prefetch_supported() */
 	/* request_module(): called with the formatted module name */

@@ -259,6 +259,11 @@ static inline bool signal_pending(struct task_struct *p)
 	return shim.signal_pending;
 }
 
+static inline bool need_resched(void)
+{
+	return shim.need_resched;
+}
+
 /* ---- modules ------------------------------------------------------- */
 
 /* As the kernel's: LIVE is 0, so a zeroed module is live. */

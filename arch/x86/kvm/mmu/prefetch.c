@@ -94,11 +94,12 @@ enum prefetch_step {
 /*
  * Map @gfn of the window [@start, @end) with an AUTO fault unless a
  * lockless walk finds it mapped.  The fault maps at most at the level
- * whose block lies in the window and replaces nothing.
+ * whose block lies in the window and replaces nothing.  *@mapped counts
+ * the 4 KiB pages it maps, *@sptes the leaf SPTEs it installs.
  */
 static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 				       gfn_t start, gfn_t end, u8 *level,
-				       u64 *mapped)
+				       u64 *mapped, u32 *sptes)
 {
 	int r, free;
 
@@ -115,8 +116,10 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	*level = min(free, kvm_mmu_prefetch_max_level(gfn, start, end));
 	r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
 				  NULL, level);
-	if (r == RET_PF_FIXED)
+	if (r == RET_PF_FIXED) {
 		*mapped += KVM_PAGES_PER_HPAGE(*level);
+		(*sptes)++;
+	}
 
 	/*
 	 * Leave the rest to later faults if the vCPU has something better
@@ -130,6 +133,41 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 		return PREFETCH_MAPPED;
 	/* AUTO faults return RETRY when the host page is not there. */
 	return r == RET_PF_RETRY ? PREFETCH_ABSENT : PREFETCH_SKIPPED;
+}
+
+/*
+ * The per-exit budget.  A window is mapped while the vCPU is out of the
+ * guest and holds kvm->srcu: an interrupt to inject waits for it, and so
+ * does a memslot update (synchronize_srcu()).  The engine therefore stops
+ * between two batches or faults
+ *  - on a signal, at once;
+ *  - once it has installed PREFETCH_EXIT_MIN_SPTES leaf SPTEs, when the
+ *    vCPU has a request pending (an event to inject, a root a memslot
+ *    update made obsolete) or the scheduler wants the CPU (before that,
+ *    it yields the CPU if asked to, and goes on);
+ *  - once it has installed PREFETCH_EXIT_MAX_SPTES, in any case.
+ * The minimum is what one 2 MiB block of 4 KiB pages needs: a window of
+ * up to 2 MiB (a restore's chunk) is mapped whole whatever the timing of
+ * interrupts, and the delay it adds is that of 512 SPTEs.  The maximum
+ * bounds the exit where nothing reports a waiter, e.g. a memslot being
+ * created, to 16384 SPTEs (64 MiB of 4 KiB pages, a few milliseconds),
+ * a sixteenth of the largest window.  The rest of a window is left to the
+ * guest's next fault there, which opens the next window.  Leaf SPTEs are
+ * counted, not pages: installing one SPTE costs about the same at any
+ * level.
+ */
+#define PREFETCH_EXIT_MIN_SPTES	512
+#define PREFETCH_EXIT_MAX_SPTES	16384
+
+static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u32 sptes)
+{
+	if (signal_pending(current) || sptes >= PREFETCH_EXIT_MAX_SPTES)
+		return true;
+	if (sptes < PREFETCH_EXIT_MIN_SPTES) {
+		cond_resched();
+		return false;
+	}
+	return kvm_request_pending(vcpu) || need_resched();
 }
 
 /* The 4 KiB pages to step over after prefetch_gfn() reported @level. */
@@ -151,8 +189,10 @@ static u64 prefetch_step_pages(u8 level)
  * GUP at a time.  Each page is mapped at the largest level that the host
  * and the memslot allow, whose block lies in the window and holds nothing
  * mapped.  The batched engine, if selected, does the forward scan where
- * it can; the backward one, rare in a restore, is always by faults.
- * Return the number of 4 KiB pages newly mapped.
+ * it can, one batch at a time; the backward one, rare in a restore, is
+ * always by faults.  Between two batches or faults the walk stops when
+ * the per-exit budget says so (prefetch_exit_due()).  Return the number
+ * of 4 KiB pages newly mapped.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 			  gfn_t fault_start, u64 step)
@@ -160,35 +200,40 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
 	u64 mapped = 0, pages;
+	u32 sptes = 0;
 	gfn_t gfn, next;
 	u8 level;
 
 	for (gfn = max(fault_start + step, start); gfn < end;) {
-		/* The batch goes as far as it can; a fault does the next gfn. */
+		if (prefetch_exit_due(vcpu, sptes))
+			return mapped;
+		/* A batch if it can; else a fault does the next gfn. */
 		if (batch) {
 			next = kvm_mmu_prefetch_batch(vcpu, start, gfn, end,
-						      &mapped);
+						      &mapped, &sptes);
 			if (next != gfn) {
 				gfn = next;
 				continue;
 			}
 		}
-		res = prefetch_gfn(vcpu, gfn, start, end, &level, &mapped);
+		res = prefetch_gfn(vcpu, gfn, start, end, &level, &mapped,
+				   &sptes);
 		if (res == PREFETCH_ABSENT || res == PREFETCH_STOP)
 			break;
 		pages = prefetch_step_pages(level);
 		gfn = ALIGN_DOWN(gfn, pages) + pages;
-		cond_resched();
 	}
 	if (res == PREFETCH_STOP)
 		return mapped;
 
 	for (gfn = min(fault_start, end); gfn > start;) {
-		res = prefetch_gfn(vcpu, gfn - 1, start, end, &level, &mapped);
+		if (prefetch_exit_due(vcpu, sptes))
+			break;
+		res = prefetch_gfn(vcpu, gfn - 1, start, end, &level, &mapped,
+				   &sptes);
 		if (res != PREFETCH_MAPPED && res != PREFETCH_SKIPPED)
 			break;
 		gfn = ALIGN_DOWN(gfn - 1, prefetch_step_pages(level));
-		cond_resched();
 	}
 	return mapped;
 }

@@ -60,6 +60,7 @@ struct kvm_prefetch_batch {
 	bool writable;		/* the host and the memslot allow writes */
 	gfn_t next;		/* what is done ends here */
 	u64 mapped;		/* 4 KiB pages newly mapped */
+	u32 sptes;		/* leaf SPTEs installed */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
@@ -147,6 +148,7 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
+	b->sptes++;
 	return true;
 }
 
@@ -240,37 +242,37 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
  * @gfn: where the per-page engine's forward scan is, in the window
  * @end: the end of the window, clipped to the memslot
  * @mapped: incremented by the number of 4 KiB pages newly mapped
+ * @sptes: incremented by the number of leaf SPTEs installed
  *
- * Map what is missing from @gfn on, batch by batch, as the per-page
- * engine would, until a gfn it cannot handle.  Nothing outside
- * [@start, @end) is mapped.
+ * Map what is missing of one batch (at most PREFETCH_BATCH_PAGES) from
+ * @gfn on, as the per-page engine would, up to the first gfn it cannot
+ * handle.  Nothing outside [@start, @end) is mapped.  The caller checks
+ * its per-exit budget between two calls.
  *
- * Return: that gfn, where the per-page engine goes on (@gfn if nothing
- * was done), or a gfn at or past @end.
+ * Return: the gfn where the caller goes on (@gfn if nothing was done),
+ * at or past @end if the window is done.
  */
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
-			   u64 end, u64 *mapped)
+			   u64 end, u64 *mapped, u32 *sptes)
 {
 	struct kvm_prefetch_batch *b = vcpu->arch.prefetch_batch;
 
+	if (!prefetch_batch_vm_ok(vcpu))
+		return gfn;
 	/* Each batch resets what it reads; the page array it overwrites. */
 	b->vcpu = vcpu;
 	b->start = start;
 	b->end = end;
-	while (gfn < end && prefetch_batch_vm_ok(vcpu)) {
-		b->gfn = gfn;
-		b->next = gfn;
-		b->nr = 0;
-		b->mapped = 0;
-		b->spte_4k = 0;
-		prefetch_batch_run(b, end);
-		*mapped += b->mapped;
-		if (b->next == gfn)
-			break;
-		gfn = b->next;
-		cond_resched();
-	}
-	return gfn;
+	b->gfn = gfn;
+	b->next = gfn;
+	b->nr = 0;
+	b->mapped = 0;
+	b->sptes = 0;
+	b->spte_4k = 0;
+	prefetch_batch_run(b, end);
+	*mapped += b->mapped;
+	*sptes += b->sptes;
+	return b->next;
 }
 
 /**

@@ -7,7 +7,7 @@
 #define __KVM_X86_MMU_PREFETCH_BATCH_H
 
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
-			   u64 end, u64 *mapped);
+			   u64 end, u64 *mapped, u32 *sptes);
 
 /*
  * The largest level at which a prefetch may map @gfn of the window

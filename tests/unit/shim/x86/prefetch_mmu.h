@@ -33,13 +33,16 @@ static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
  * page at the host's level, at most at the largest level whose block lies
  * in the window [@start, @end) and holds nothing mapped; it stops where
  * the host does not have a page, leaving the rest to the per-page engine,
- * whose window walk these tests check.
+ * whose window walk these tests check.  Like the real one it does one
+ * batch of at most 64 gfns per call.
  */
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
-			   u64 end, u64 *mapped)
+			   u64 end, u64 *mapped, u32 *sptes)
 {
 	u64 until = min_t(u64, end, x86_sim.batch_until), pages;
 	int level;
+
+	until = min_t(u64, until, gfn + 64);
 
 	x86_sim.batch_calls++;
 	if (gfn < start || gfn >= end)
@@ -61,6 +64,7 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			pages = KVM_PAGES_PER_HPAGE(level);
 			x86_sim_map(gfn, level);
 			*mapped += pages;
+			(*sptes)++;
 			x86_sim.batch_mapped += pages;
 		}
 		gfn = ALIGN_DOWN(gfn, KVM_PAGES_PER_HPAGE(level)) +
