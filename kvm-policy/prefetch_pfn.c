@@ -94,8 +94,9 @@ static void kvm_prefetch_release_pages(struct page **pages, int nr)
  * Never waits for I/O, never faults a host page in and so never raises a
  * userfaultfd event.
  *
- * Return: the pfn with a page reference held (released by the fault path),
- * KVM_PFN_NOSLOT, or KVM_PFN_ERR_FAULT if the page is not present.
+ * Return: the pfn with a page reference held (which the fault path drops
+ * with kvm_prefetch_put_pfn()), KVM_PFN_NOSLOT, or KVM_PFN_ERR_FAULT if
+ * the page is not present.
  */
 kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 				  u32 gup, bool *writable, hva_t *hva)
@@ -126,6 +127,21 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 	if (!prefetch_gup_nofault(addr, 1, &page))
 		return KVM_PFN_ERR_FAULT;
 	return page_to_pfn(page);
+}
+
+/**
+ * kvm_prefetch_put_pfn() - drop what kvm_prefetch_gfn_to_pfn() got
+ * @pfn: its result
+ *
+ * The page is not marked accessed, as the batched engine drops its pages:
+ * a prefetch is no access by the guest, and the SPTE it installs is not
+ * accessed either.  The host learns of the guest's accesses as for any
+ * other page, through the mmu_notifier's aging.
+ */
+void kvm_prefetch_put_pfn(kvm_pfn_t pfn)
+{
+	if (!is_error_noslot_pfn(pfn))
+		put_page(pfn_to_page(pfn));
 }
 
 /*

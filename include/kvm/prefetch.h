@@ -53,6 +53,7 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot,
 int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 				  int nr, u32 gup, struct page **pages,
 				  bool *writable);
+void kvm_prefetch_put_pfn(kvm_pfn_t pfn);
 
 /*
  * A module parameter that is one of @nr names (a NULL name is not
@@ -88,6 +89,8 @@ static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {
 	return false;
 }
+
+static inline void kvm_prefetch_put_pfn(kvm_pfn_t pfn) {}
 
 static inline int kvm_prefetch_init(void) { return 0; }
 static inline void kvm_prefetch_exit(void) {}

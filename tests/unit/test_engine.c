@@ -562,6 +562,30 @@ TEST(fault_engine_never_batches)
 	ASSERT_EQ(param_set("prefetch_engine", "batch"), 0);
 }
 
+/* ---- the SPTE of an AUTO prefetch ---------------------------------- */
+
+#define W_SPTE	(SPTE_MMU_PRESENT_MASK | 0x2ULL | 0xabc000ULL)
+
+/* Not dirty where the SPTE has A/D bits; as make_spte() made it if not. */
+static const struct spte_case {
+	const char *name;
+	u64 in, want;
+} spte_cases[] = {
+	{ "ad_enabled_loses_dirty", W_SPTE | (1ULL << 6), W_SPTE },
+	{ "ad_enabled_clean_stays", W_SPTE, W_SPTE },
+	{ "ad_disabled_keeps_dirty",
+	  W_SPTE | SPTE_TDP_AD_DISABLED_MASK | (1ULL << 6),
+	  W_SPTE | SPTE_TDP_AD_DISABLED_MASK | (1ULL << 6) },
+	{ "wrprot_only_keeps_dirty",
+	  W_SPTE | SPTE_TDP_AD_WRPROT_ONLY_MASK | (1ULL << 6),
+	  W_SPTE | SPTE_TDP_AD_WRPROT_ONLY_MASK | (1ULL << 6) },
+};
+
+TEST_TABLE(prefetch_spte_dirty_bit, spte_cases)
+{
+	ASSERT_EQ(kvm_mmu_prefetch_spte(row->in), row->want);
+}
+
 /* ---- the per-exit budget -------------------------------------------- */
 
 #define BIG_PAGES	0x10000		/* 256 MiB of 4 KiB frames */

@@ -450,6 +450,11 @@ static inline unsigned long page_to_pfn(const struct page *page)
 	return SHIM_PFN + (page - &shim_page);
 }
 
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	return &shim_page + (pfn - SHIM_PFN);
+}
+
 static inline void put_page(struct page *page)
 {
 	page->refs--;

@@ -454,3 +454,51 @@ long ktsys_trace_end(const char *event)
 	close(fd);
 	return n < 0 ? -errno : count;
 }
+
+/* Append @line to tracefs' kprobe_events (a write would clear them all). */
+static int ktsys_kprobe_write(const char *line)
+{
+	const char *dir = ktsys_tracefs();
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, line, strlen(line));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+int ktsys_kprobe_add(const char *event, const char *symbol,
+		     const char *filter)
+{
+	char line[256], path[256];
+	int r;
+
+	snprintf(line, sizeof(line), "p:%s %s\n", event, symbol);
+	r = ktsys_kprobe_write(line);
+	if (r)
+		return r == -EINVAL ? -ENOENT : r;
+	if (!filter)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s/filter", ktsys_tracefs(),
+		 event);
+	r = ktsys_write(path, filter);
+	if (r)
+		ktsys_kprobe_del(event);
+	return r;
+}
+
+int ktsys_kprobe_del(const char *event)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "-:%s\n", event);
+	return ktsys_kprobe_write(line);
+}

@@ -143,5 +143,15 @@ int ktsys_kmsg_next(int fd, char *buf, size_t len);
  */
 int ktsys_trace_begin(const char *event);
 long ktsys_trace_end(const char *event);
+/*
+ * A kprobe event: ktsys_kprobe_add("kp/name", "symbol") makes
+ * "p:kp/name symbol", which ktsys_trace_begin("kp/name") then counts;
+ * ktsys_kprobe_del("kp/name") removes it.  @filter, if not NULL, is the
+ * event's filter (e.g. "common_pid == 42").  Return 0 or -errno (-ENOENT:
+ * no tracefs or no such symbol).
+ */
+int ktsys_kprobe_add(const char *event, const char *symbol,
+		     const char *filter);
+int ktsys_kprobe_del(const char *event);
 
 #endif /* KT_SYS_H */

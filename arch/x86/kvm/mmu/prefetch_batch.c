@@ -6,7 +6,8 @@
  * missing leaf SPTEs, instead of one full fault per page.
  *
  * It maps exactly what the per-page engine (AUTO faults, mmu/prefetch.c)
- * would: prefetch SPTEs (not accessed), writable as the host mapping and
+ * would: prefetch SPTEs (neither accessed nor dirty, see
+ * kvm_mmu_prefetch_spte()), writable as the host mapping and
  * the memslot allow, at the level the fault path would pick but for a
  * block that would not lie inside the window or would cover a present
  * SPTE, where it maps smaller, never over a present SPTE and never
@@ -24,9 +25,8 @@
  * and gfn only through the memory type, the encryption bit and write
  * tracking, which the batch checks), and the page reference is dropped
  * with put_page() without marking the host page accessed, as KVM's own
- * prefetch of the shadow MMU does: the SPTE is not accessed either, and
- * the host learns of the guest's accesses through the mmu_notifier's
- * aging like for any other page.
+ * prefetch of the shadow MMU does and the per-page engine's faults do
+ * (kvm_prefetch_put_pfn()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -112,6 +112,7 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 			       struct kvm_mmu_page *sp, struct tdp_iter *iter,
 			       kvm_pfn_t pfn)
 {
+	bool wrprot;
 	u64 spte;
 
 	if (b->spte_4k && iter->level == PG_LEVEL_4K &&
@@ -122,9 +123,10 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 		       ((u64)pfn << PAGE_SHIFT);
 
 	/* make_spte() says whether write tracking made it read-only. */
-	if (!make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
-		       iter->old_spte, true, true, b->writable, &spte) &&
-	    iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
+	wrprot = make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
+			   iter->old_spte, true, true, b->writable, &spte);
+	spte = kvm_mmu_prefetch_spte(spte);
+	if (!wrprot && iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
 	    !shadow_me_value)
 		b->spte_4k = spte;
 	return spte;
