@@ -24,7 +24,8 @@
 # made from (python3 tests/bench/report.py --log bench-lines.txt remakes
 # them), to tests/bench/results/ (6.1) or tests/bench/results/<base>/.
 
-.PHONY: bench bench-bin bench-deps bench-report bench-publish python3-dep
+.PHONY: bench bench-bin bench-deps bench-report bench-publish python3-dep \
+	bench-budget
 
 BENCH_OUT	?= $(BUILD)/bench
 BENCH_RUNS	?= 5
@@ -52,7 +53,7 @@ bench-bin: $(MODULES_DEP)
 	@$(MAKE) --no-print-directory $(BENCH_BINS)
 
 # The initramfs of a bench run must contain the bench programs.
-ifneq ($(filter bench,$(MAKECMDGOALS)),)
+ifneq ($(filter bench bench-budget,$(MAKECMDGOALS)),)
 initramfs: bench-bin
 endif
 
@@ -91,3 +92,17 @@ bench-publish:
 	cp $(BENCH_OUT)/results.md $(BENCH_OUT)/results.csv \
 		$(BENCH_OUT)/results*.png $(BENCH_PUB)/
 	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > $(BENCH_PUB)/bench-lines.txt
+
+# The per-exit budget (tests/bench/bench_budget.c): exit-to-entry gaps and
+# memslot update latency with windows of 8 and 262144 pages against stock,
+# over BUDGET_MIB of populated memory; the @@BUDGET lines go to
+# $(BENCH_OUT)/budget.txt.
+BUDGET_MIB	?= 1024
+BUDGET_ROUNDS	?= 3
+bench-budget: initramfs
+	@mkdir -p $(BENCH_OUT)
+	KP_MEM=3G tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
+		--log $(VMDIR)/bench-budget.log --timeout $(BENCH_TIMEOUT) \
+		--append "kp.tests=bench_budget kp.budget=$(BUDGET_MIB),$(BUDGET_ROUNDS)" | \
+		tee $(BENCH_OUT)/budget.txt

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prefetch_budget - one exit maps at most 16384 leaf SPTEs, whatever the
+ * window: the rest of a large window is left to the guest's next fault.
+ *
+ * A VM with auto, nr_pages 262144 (1 GiB, the largest window) reads a
+ * populated 128 MiB slot of 4 KiB host pages (32768 pages) page by page,
+ * with each engine.  Its first fault opens a window over the whole slot;
+ * that exit maps at least the engine's minimum, 512 SPTEs (only a pending
+ * request or the scheduler stop it earlier than the cap) and at most
+ * 16384.  So the whole pass takes at least 2 guest faults (1 if the cap
+ * were not there) and at most 64 (32768 / 512).  The exact counts are
+ * printed: without an interruption they are 16384 and 2.  What the cap
+ * buys in latency is measured by "make bench-budget"
+ * (tests/bench/bench_budget.c), not here.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+
+#define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
+#define SLOT		1
+#define GPA		0x40000000ULL
+#define SIZE		(128ULL << 20)
+#define PAGES		(SIZE / KT_PAGE_SIZE)
+#define CAP		16384
+#define MIN		512
+
+static const char *const engines[] = { "fault", "batch" };
+
+static void run(const char *engine)
+{
+	uint64_t pf0, first, pf, mapped;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	char *mem;
+	int r;
+
+	r = ktsys_write(ENGINE_PATH, engine);
+	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
+	mem = kt_populated(SIZE, GPA);
+	vm = kt_vm_create();
+	kt_vm_add_slot(vm, SLOT, GPA, SIZE, 0, mem);
+	vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", 262144,
+				    KVM_PREFETCH_GUP_NOFAULT), "SET auto");
+
+	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
+	kt_touch(vcpu, GPA, GPA + KT_PAGE_SIZE, 0, KT_TOUCH_READ);
+	first = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	kt_touch(vcpu, GPA, GPA + SIZE, 0, KT_TOUCH_READ);
+	pf = kt_vcpu_stat_get(vcpu, "pf_taken") - pf0;
+	mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+	munmap(mem, SIZE);
+
+	kt_info("%s: the first exit mapped %llu pages; %llu guest faults and %llu pages prefetched for %llu pages",
+		engine, (unsigned long long)first, (unsigned long long)pf,
+		(unsigned long long)mapped, (unsigned long long)PAGES);
+	KT_EXPECT(first >= MIN && first <= CAP,
+		  "%s: one exit maps between %d and %d SPTEs of a 1 GiB window (%llu)",
+		  engine, MIN, CAP, (unsigned long long)first);
+	KT_EXPECT(pf >= 2 && pf <= PAGES / MIN,
+		  "%s: the rest of the window is left to later faults: 2 to %llu of them (%llu)",
+		  engine, (unsigned long long)(PAGES / MIN),
+		  (unsigned long long)pf);
+	KT_EXPECT(pf + mapped == PAGES,
+		  "%s: every page is a guest fault or a prefetch, once (%llu + %llu)",
+		  engine, (unsigned long long)pf, (unsigned long long)mapped);
+}
+
+int main(void)
+{
+	char engine[32] = "";
+	int e;
+
+	kt_require_kvm();
+	ktsys_require_prefetch();
+	KT_REQUIRE(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
+		   "no %s", ENGINE_PATH);
+	for (e = 0; e < 2; e++)
+		run(engines[e]);
+	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "restore prefetch_engine");
+	return kt_exit();
+}
