@@ -280,7 +280,7 @@ check:
 # refreshes tests/debug/last-run.txt.  The debug kernel is slower: a
 # selftest gets DEBUG_ST_TIMEOUT s (SELFTESTS_TIMEOUT on the command line
 # wins), the selftests boot DEBUG_ST_VM_TIMEOUT s (or ST_VM_TIMEOUT).
-# 6.1 only.  Not part of `make check` (see README).
+# 6.1 only.  Not part of `make check` (sysfs-docs/testing.rst says why).
 DEBUG_VMDIR := $(BUILD)/debug/vm
 PLANT ?=
 DEBUG_ST_TIMEOUT ?= 600

@@ -75,7 +75,17 @@ for p in $series; do
 	git_id am -q "$TOP/$p"
 done
 commit_files 50-adaptive kvm-policy/adaptive/*
-commit_files 60-docs sysfs-docs/ABI/* sysfs-docs/*.rst
+# sysfs-docs/ also holds the project's own documents (its tests, its
+# benchmarks, VMMs without the ioctl): not kernel documentation.
+docs=
+for f in sysfs-docs/*.rst; do
+	case ${f#sysfs-docs/} in
+	testing.rst | benchmark.rst | vmm-guide.rst) ;;
+	*) docs="$docs $f" ;;
+	esac
+done
+# shellcheck disable=SC2086
+commit_files 60-docs sysfs-docs/ABI/* $docs
 
 git_id format-patch -q --no-signature -o "$OUT" --cover-letter \
 	HEAD~$(($(git -C "$PG" rev-list --count HEAD) - 1))

@@ -22,7 +22,9 @@
 # userfaultfd round trip plus a nested fault, ~0.4 ms under TCG).
 # "make bench-publish" copies the results, and the @@BENCH lines they were
 # made from (python3 tests/bench/report.py --log bench-lines.txt remakes
-# them), to tests/bench/results/ (6.1) or tests/bench/results/<base>/.
+# them), to tests/bench/results/<base>/<mode>/, <mode> the first of
+# BENCH_MODES (the main table's guest): the current set of that base and
+# guest.  sysfs-docs/benchmark.rst says how to read them.
 
 .PHONY: bench bench-bin bench-deps bench-report bench-publish python3-dep \
 	bench-budget
@@ -78,20 +80,23 @@ bench: bench-deps initramfs
 	$(MAKE) --no-print-directory bench-report || rc=1; \
 	exit $$rc
 
-# Re-make the table, CSV and plot from an existing log.
+# Re-make the table, CSV and plot from an existing log, and keep the
+# @@BENCH lines they come from beside them, so that what is published is
+# one run's results and that run's lines.
 bench-report:
 	@mkdir -p $(BENCH_OUT)
+	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > $(BENCH_OUT)/bench-lines.txt
 	python3 tests/bench/report.py --log $(BENCH_LOG) --out $(BENCH_OUT) \
 		--abi "$(ABI)" --qemu "$$(qemu-system-x86_64 --version | head -n1)" \
 		--vm-seconds "$$(cat $(BENCH_OUT)/vm-seconds 2>/dev/null)"
 
-# 6.1's results in tests/bench/results/, another base's in a subfolder.
-BENCH_PUB := tests/bench/results$(if $(filter-out 6.1,$(KERNEL)),/$(KERNEL))
+# One current set per base and main guest mode; the older one is in git.
+BENCH_PUB := tests/bench/results/$(KERNEL)/$(firstword $(subst :, ,$(BENCH_MODES)))
 bench-publish:
 	@mkdir -p $(BENCH_PUB)
+	rm -f $(BENCH_PUB)/results*.png
 	cp $(BENCH_OUT)/results.md $(BENCH_OUT)/results.csv \
-		$(BENCH_OUT)/results*.png $(BENCH_PUB)/
-	grep -a '@@BENCH' $(BENCH_LOG) | tr -d '\r' > $(BENCH_PUB)/bench-lines.txt
+		$(BENCH_OUT)/results*.png $(BENCH_OUT)/bench-lines.txt $(BENCH_PUB)/
 
 # The per-exit budget (tests/bench/bench_budget.c): exit-to-entry gaps and
 # memslot update latency with windows of 8 and 262144 pages against stock,

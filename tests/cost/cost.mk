@@ -16,8 +16,9 @@
 # COST_PROF=1 also counts per 16 bytes of text and prints, with
 # tests/cost/profile.py, the instructions per function of boot 1.
 #
-# "make cost-publish" copies the results to tests/cost/results/ (6.1) or
-# tests/cost/results/<base>/.
+# "make cost-publish" copies the results to tests/cost/results/<base>/<engine>/
+# (<engine> batch unless ENGINE=fault): the current set of that base and
+# engine.  sysfs-docs/benchmark.rst says how to read them.
 
 .PHONY: cost cost-bin cost-deps cost-report cost-publish
 
@@ -71,11 +72,12 @@ cost-report:
 	python3 tests/cost/report.py --dir $(COST_OUT) --runs $(COST_RUNS) \
 		--abi "$(ABI)" --qemu "$$(qemu-system-x86_64 --version | head -n1)"
 
-COST_PUB := tests/cost/results$(if $(filter-out 6.1,$(KERNEL)),/$(KERNEL))
+# One current set per base and engine; the older one is in git.
+COST_PUB := tests/cost/results/$(KERNEL)/$(or $(ENGINE),batch)
 cost-publish:
 	@mkdir -p $(COST_PUB)
 	cp $(COST_OUT)/results.md $(COST_OUT)/results.csv $(COST_OUT)/raw.csv \
-		$(COST_PUB)/
+		$(wildcard $(COST_OUT)/profile.txt) $(COST_PUB)/
 	for i in $$(seq 1 $(COST_RUNS)); do \
 		grep -a '@@COST' $(COST_OUT)/cost-$$i.log | grep -av '@@COSTSYM' | tr -d '\r' \
 			> $(COST_PUB)/cost-lines-$$i.txt; \

@@ -19,7 +19,7 @@
 # --retry-wedged: if the guest wedged and no test had failed, say so and
 # run everything once more (LOG.retry); a second wedge fails.  A wedge of
 # unknown cause has been seen a few times under heavy host load (see
-# README, "Known problems").
+# sysfs-docs/testing.rst, "Known problems of the test setup").
 set -uo pipefail
 
 timeout=1500
