@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 	int i, round, a;
 
 	/* make bench-budget: kp.budget=MIB,ROUNDS on the command line. */
-	if (!ktsys_read("/proc/cmdline", line, sizeof(line)) &&
+	if (ktsys_read("/proc/cmdline", line, sizeof(line)) > 0 &&
 	    (arg = strstr(line, "kp.budget=")))
 		sscanf(arg, "kp.budget=%llu,%u", (unsigned long long *)&mib,
 		       &rounds);
