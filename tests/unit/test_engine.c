@@ -161,6 +161,9 @@ static void expect_faults(const struct run *runs, int nr_runs, int line)
 
 static void expect_stats(u64 windows, u64 mapped, int line)
 {
+	if (x86_sim.window_open)
+		test_fail(__FILE__, line, "the window is left open (%d)",
+			  x86_sim.window_open);
 	if (vcpu.stat.prefetch_windows != windows ||
 	    vcpu.stat.prefetch_mapped != mapped)
 		test_fail(__FILE__, line,
@@ -583,7 +586,7 @@ static const struct spte_case {
 
 TEST_TABLE(prefetch_spte_dirty_bit, spte_cases)
 {
-	ASSERT_EQ(kvm_mmu_prefetch_spte(row->in), row->want);
+	ASSERT_EQ(kvm_mmu_prefetch_clean_spte(row->in), row->want);
 }
 
 /* ---- the per-exit budget -------------------------------------------- */

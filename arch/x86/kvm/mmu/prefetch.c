@@ -277,31 +277,11 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 
 	step = KVM_PAGES_PER_HPAGE(fault->goal_level);
 	vcpu->stat.prefetch_windows++;
+	kvm_mmu_prefetch_window(vcpu, true);
 	vcpu->stat.prefetch_mapped += prefetch_range(vcpu, start, end,
 						     ALIGN_DOWN(fault->gfn, step),
 						     step);
-}
-
-/**
- * kvm_mmu_prefetch_spte() - the leaf SPTE an AUTO prefetch installs
- * @spte: what make_spte() made for the prefetch (so, not accessed)
- *
- * Not dirty either, where the MMU has accessed and dirty bits: the CPU
- * sets the dirty bit at the guest's first write, and zapping the SPTE
- * dirties the host page only then.  make_spte() makes every writable
- * SPTE dirty, so that each page of a window mapped writable would be
- * dirtied at zap time whether the guest wrote it or not: writeback of
- * MAP_SHARED file pages the guest only read, MADV_FREE pages that can no
- * longer be discarded.  Without A/D bits (or where writes are tracked by
- * write protection) the writable bit is the dirty state: keep the SPTE.
- *
- * Return: @spte without the dirty bit, where it can do without.
- */
-u64 kvm_mmu_prefetch_spte(u64 spte)
-{
-	if (spte_ad_enabled(spte) && !spte_ad_need_write_protect(spte))
-		spte &= ~shadow_dirty_mask;
-	return spte;
+	kvm_mmu_prefetch_window(vcpu, false);
 }
 
 /**

@@ -7,7 +7,7 @@
  *
  * It maps exactly what the per-page engine (AUTO faults, mmu/prefetch.c)
  * would: prefetch SPTEs (neither accessed nor dirty, see
- * kvm_mmu_prefetch_spte()), writable as the host mapping and
+ * kvm_mmu_prefetch_clean_spte()), writable as the host mapping and
  * the memslot allow, at the level the fault path would pick but for a
  * block that would not lie inside the window or would cover a present
  * SPTE, where it maps smaller, never over a present SPTE and never
@@ -62,6 +62,7 @@ struct kvm_prefetch_batch {
 	u64 mapped;		/* 4 KiB pages newly mapped */
 	u32 sptes;		/* leaf SPTEs installed */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
+	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
 
@@ -112,7 +113,6 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 			       struct kvm_mmu_page *sp, struct tdp_iter *iter,
 			       kvm_pfn_t pfn)
 {
-	bool wrprot;
 	u64 spte;
 
 	if (b->spte_4k && iter->level == PG_LEVEL_4K &&
@@ -122,11 +122,13 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 		return (b->spte_4k & ~SPTE_BASE_ADDR_MASK) |
 		       ((u64)pfn << PAGE_SHIFT);
 
-	/* make_spte() says whether write tracking made it read-only. */
-	wrprot = make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
-			   iter->old_spte, true, true, b->writable, &spte);
-	spte = kvm_mmu_prefetch_spte(spte);
-	if (!wrprot && iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
+	/*
+	 * make_spte() says whether write tracking made it read-only, and
+	 * with the window open it makes it clean (kvm_mmu_prefetch_spte()).
+	 */
+	if (!make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
+		       iter->old_spte, true, true, b->writable, &spte) &&
+	    iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
 	    !shadow_me_value)
 		b->spte_4k = spte;
 	return spte;
@@ -275,6 +277,38 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	*mapped += b->mapped;
 	*sptes += b->sptes;
 	return b->next;
+}
+
+/**
+ * kvm_mmu_prefetch_window() - say whether the vCPU maps a window
+ * @vcpu: the vCPU, in kvm_mmu_prefetch()
+ * @open: true before the window's walk, false after it
+ *
+ * While it is open, the SPTEs that make_spte() makes for a prefetch on
+ * this vCPU (the AUTO faults' and the batch's) are clean.
+ */
+void kvm_mmu_prefetch_window(struct kvm_vcpu *vcpu, bool open)
+{
+	vcpu->arch.prefetch_batch->in_window = open;
+}
+
+/**
+ * kvm_mmu_prefetch_spte() - the SPTE make_spte() makes for a prefetch
+ * @vcpu: the vCPU the SPTE is made for
+ * @spte: what make_spte() made, in its prefetch branch
+ *
+ * Called by make_spte() for every prefetch (async #PF completions,
+ * KVM_PRE_FAULT_MEMORY, the shadow MMU's prefetch, the engine's); only
+ * the engine's, made while the vCPU maps a window, change.
+ *
+ * Return: @spte, without the dirty bit if it is the engine's and can do
+ * without (kvm_mmu_prefetch_clean_spte()).
+ */
+u64 kvm_mmu_prefetch_spte(struct kvm_vcpu *vcpu, u64 spte)
+{
+	struct kvm_prefetch_batch *b = vcpu->arch.prefetch_batch;
+
+	return b && b->in_window ? kvm_mmu_prefetch_clean_spte(spte) : spte;
 }
 
 /**

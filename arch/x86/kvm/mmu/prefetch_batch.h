@@ -8,6 +8,25 @@
 
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			   u64 end, u64 *mapped, u32 *sptes);
+void kvm_mmu_prefetch_window(struct kvm_vcpu *vcpu, bool open);
+
+/*
+ * A prefetch SPTE as the engine installs it: make_spte()'s, but not dirty
+ * where the SPTE has A/D bits.  The CPU sets the dirty bit at the guest's
+ * first write, and only then does zapping the SPTE dirty the host page.
+ * make_spte() makes every writable SPTE dirty, so that each page of a
+ * window mapped writable would be dirtied at zap time whether the guest
+ * wrote it or not: writeback of MAP_SHARED file pages the guest only
+ * read, MADV_FREE pages that can no longer be discarded.  Without A/D bits
+ * (or where writes are tracked by write protection) the writable bit is
+ * the dirty state: the SPTE stays as made.
+ */
+static inline u64 kvm_mmu_prefetch_clean_spte(u64 spte)
+{
+	if (spte_ad_enabled(spte) && !spte_ad_need_write_protect(spte))
+		spte &= ~shadow_dirty_mask;
+	return spte;
+}
 
 /*
  * The largest level at which a prefetch may map @gfn of the window

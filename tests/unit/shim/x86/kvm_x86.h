@@ -170,6 +170,7 @@ static struct {
 	int walks[SIM_PAGES];	/* ... per frame */
 	gfn_t batch_until;	/* the batched engine maps up to here */
 	int batch_calls;	/* kvm_mmu_prefetch_batch() */
+	int window_open;	/* kvm_mmu_prefetch_window(): open minus closed */
 	u64 batch_mapped;	/* ... 4 KiB pages it mapped */
 	gfn_t lo, hi;		/* frames mapped since the last reset */
 } x86_sim;
@@ -268,6 +269,11 @@ static inline int kvm_mmu_do_page_fault(struct kvm_vcpu *vcpu, gpa_t gpa,
 	int r, max_level = KVM_MAX_HUGEPAGE_LEVEL, goal;
 
 	shim_might_sleep("kvm_mmu_do_page_fault()", __FILE__, __LINE__);
+	/* Its SPTE is made clean only inside kvm_mmu_prefetch_window(). */
+	if (type == KVM_PREFETCH_AUTO && x86_sim.window_open != 1)
+		shim_violation(__FILE__, __LINE__,
+			       "AUTO fault at %#llx outside an open window",
+			       (unsigned long long)gfn);
 	if (type == KVM_PREFETCH_AUTO && level && *level >= PG_LEVEL_4K &&
 	    *level <= KVM_MAX_HUGEPAGE_LEVEL)
 		max_level = *level;

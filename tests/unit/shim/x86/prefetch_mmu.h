@@ -72,3 +72,9 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	}
 	return gfn;
 }
+
+/* The real one marks the vCPU; here the tests check it is balanced. */
+void kvm_mmu_prefetch_window(struct kvm_vcpu *vcpu, bool open)
+{
+	x86_sim.window_open += open ? 1 : -1;
+}
