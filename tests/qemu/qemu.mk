@@ -65,18 +65,18 @@ QEMU_PC_TIMEOUT ?= 5400
 QEMU_PC_TESTS := qemu_postcopy$(if $(filter 1,$(QEMU_PC_CLI)),$(comma)qemu_cli)
 
 QEMU_PC_LOG := $(BUILD)/qemu-postcopy.log
+# (The top Makefile's shell runs with -e and pipefail.)
 qemu-postcopy: qemu-rig
 	@mkdir -p $(RESULTS)
-	@rm -f $(QEMU_PC_LOG).rc
-	{ KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
+	rc=0; KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
 		--log $(QEMU_PC_LOG) --timeout $(QEMU_PC_TIMEOUT) \
 		--append "kp.tests=$(QEMU_PC_TESTS) kp.pc.runs=$(QEMU_PC_RUNS) kp.pc.arms=$(QEMU_PC_ARMS)" \
 		--append "kp.pc.mib=$(QEMU_PC_MIB) kp.pc.mem=$(QEMU_PC_MEM) kp.pc.bw=$(QEMU_PC_BW) kp.pc.precopy=$(QEMU_PC_PRECOPY)" \
-		$(if $(QEMU_PC_PLANT),--append "kp.pc.plant=$(QEMU_PC_PLANT) kp.cli.plant=$(QEMU_PC_PLANT)"); \
-		echo $$? > $(QEMU_PC_LOG).rc; } | tee $(RESULTS)/qemu-postcopy.txt
+		$(if $(QEMU_PC_PLANT),--append "kp.pc.plant=$(QEMU_PC_PLANT) kp.cli.plant=$(QEMU_PC_PLANT)") | \
+		tee $(RESULTS)/qemu-postcopy.txt || rc=$$?; \
 	python3 tests/qemu/pc-report.py $(QEMU_PC_LOG).clean \
 		--command "make qemu-postcopy QEMU_PC_RUNS=$(QEMU_PC_RUNS) QEMU_PC_ARMS=$(QEMU_PC_ARMS) QEMU_PC_MIB=$(QEMU_PC_MIB) QEMU_PC_MEM=$(QEMU_PC_MEM) QEMU_PC_BW=$(QEMU_PC_BW) QEMU_PC_PRECOPY=$(QEMU_PC_PRECOPY)" \
-		> $(RESULTS)/qemu-postcopy.md
-	@echo "qemu-postcopy: table in $(RESULTS)/qemu-postcopy.md"
-	@exit $$(cat $(QEMU_PC_LOG).rc)
+		> $(RESULTS)/qemu-postcopy.md || rc=1; \
+	echo "qemu-postcopy: table in $(RESULTS)/qemu-postcopy.md"; \
+	exit $$rc
