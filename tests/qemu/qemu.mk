@@ -76,7 +76,7 @@ qemu-postcopy: qemu-rig
 		$(if $(QEMU_PC_PLANT),--append "kp.pc.plant=$(QEMU_PC_PLANT) kp.cli.plant=$(QEMU_PC_PLANT)") | \
 		tee $(RESULTS)/qemu-postcopy.txt || rc=$$?; \
 	python3 tests/qemu/pc-report.py $(QEMU_PC_LOG).clean \
-		--command "make qemu-postcopy QEMU_PC_RUNS=$(QEMU_PC_RUNS) QEMU_PC_ARMS=$(QEMU_PC_ARMS) QEMU_PC_MIB=$(QEMU_PC_MIB) QEMU_PC_MEM=$(QEMU_PC_MEM) QEMU_PC_BW=$(QEMU_PC_BW) QEMU_PC_PRECOPY=$(QEMU_PC_PRECOPY)" \
+		--command "make qemu-postcopy QEMU_PC_RUNS=$(QEMU_PC_RUNS) QEMU_PC_ARMS=$(QEMU_PC_ARMS) QEMU_PC_MIB=$(QEMU_PC_MIB) QEMU_PC_MEM=$(QEMU_PC_MEM) QEMU_PC_BW=$(QEMU_PC_BW) QEMU_PC_PRECOPY=$(QEMU_PC_PRECOPY)$(if $(QEMU_PC_PLANT), QEMU_PC_PLANT=$(QEMU_PC_PLANT))" \
 		> $(RESULTS)/qemu-postcopy.md || rc=1; \
 	echo "qemu-postcopy: table in $(RESULTS)/qemu-postcopy.md"; \
 	exit $$rc

@@ -15,7 +15,8 @@
  * 2 on a usage or connection error.
  *
  * "hmp WORDS..." as COMMAND runs a human monitor command and prints its
- * text output as is.
+ * text output as is.  A QEMU that does not answer within 60 s kills the
+ * client (SIGALRM): a hung VMM must not hang the rig.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	strcpy(sa.sun_path, argv[1]);
+	alarm(60);
 	for (tries = 0; ; tries++) {
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		if (fd < 0)
