@@ -10,7 +10,7 @@
 #   make bench [BENCH_RUNS=5] [BENCH_MIB=64] [BENCH_SMALL_MIB=8]
 #              [BENCH_SMALL_MAX=16] [BENCH_CHUNKS=4:8:16:64:512:2048]
 #              [BENCH_EXTRAS=1] [BENCH_MODES=irqchip:pv-apf:plain]
-#              [BENCH_SEC_RUNS=3] [BENCH_ZC=1]
+#              [BENCH_SEC_RUNS=3] [BENCH_ZC=1] [BENCH_QEMU=1]
 #
 # BENCH_MODES are the guest modes of tests/vm/lib/kvmtest.h; the first
 # gets the main table (BENCH_RUNS rounds, plus the extras), the others a
@@ -20,6 +20,9 @@
 # Chunks of at most BENCH_SMALL_MAX KiB fault BENCH_SMALL_MIB MiB instead
 # of BENCH_MIB, to keep the run under 20 minutes (each 4 KiB chunk costs a
 # userfaultfd round trip plus a nested fault, ~0.4 ms under TCG).
+# BENCH_QEMU=1 (the default) then runs make qemu-postcopy (tests/qemu/:
+# QEMU postcopy per policy, QEMU_PC_* options, about 25 minutes), its
+# table in $(RESULTS)/qemu-postcopy.md.
 # "make bench-publish" copies the results, and the @@BENCH lines they were
 # made from (python3 tests/bench/report.py --log bench-lines.txt remakes
 # them), to tests/bench/results/<base>/<mode>/, <mode> the first of
@@ -40,6 +43,7 @@ BENCH_SMALL_MAX	?= 16
 BENCH_CHUNKS	?= 4:8:16:64:512:2048
 BENCH_EXTRAS	?= 1
 BENCH_TIMEOUT	?= 3600
+BENCH_QEMU	?= 1
 BENCH_ARGS	= runs=$(BENCH_RUNS),mib=$(BENCH_MIB),small_mib=$(BENCH_SMALL_MIB),small_max=$(BENCH_SMALL_MAX),chunks=$(BENCH_CHUNKS),extras=$(BENCH_EXTRAS),modes=$(BENCH_MODES),sec_runs=$(BENCH_SEC_RUNS),zc=$(BENCH_ZC)
 BENCH_LOG	= $(VMDIR)/bench.log
 BENCH_SRCS	:= $(wildcard tests/bench/*.c)
@@ -78,6 +82,9 @@ bench: bench-deps initramfs
 		--append "kp.bench=$(BENCH_ARGS)" || rc=$$?; \
 	echo "$$(( $$(date +%s) - start ))" > $(BENCH_OUT)/vm-seconds; \
 	$(MAKE) --no-print-directory bench-report || rc=1; \
+	if [ "$(BENCH_QEMU)" = 1 ]; then \
+		$(MAKE) --no-print-directory NOBUILD=1 qemu-postcopy || rc=1; \
+	fi; \
 	exit $$rc
 
 # Re-make the table, CSV and plot from an existing log, and keep the

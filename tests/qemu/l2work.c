@@ -9,10 +9,31 @@
  *   l2work <MiB> <passes>
  *   @@L2WORK ok mib=64 passes=3 sum=<hex>      or
  *   @@L2WORK bad pass=<n> offset=<byte offset> got=<hex> want=<hex>
+ *
+ * Two modes for tests that run across an event (a postcopy switchover, a
+ * policy change), each printing one line per pass with the sum of the
+ * words it read back, which the rig compares with "l2work expect":
+ *
+ *   l2work loop <MiB> <passes>   (0: forever)
+ *	pass p reads the whole region back against the pattern of pass
+ *	p - 1 (written before, maybe on another host), then rewrites it
+ *	with seed p:
+ *	@@L2PASS n=<p> seed=<p - 1> mib=<MiB> sum=<hex> up=<guest uptime>
+ *   l2work grow <MiB> <steps>
+ *	each step maps <MiB> fresh and never unmaps it, writes seed k and
+ *	reads it back: the guest keeps touching guest pages it never
+ *	touched (host faults all along); at the end every step is read
+ *	again and "@@L2WORK ok" printed:
+ *	@@L2PASS n=<k> seed=<k> mib=<MiB> sum=<hex> up=<guest uptime>
+ *   l2work expect <MiB> <seed>
+ *	prints the sum a pass of <MiB> with <seed> must report (the rig
+ *	runs it in the test VM).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 static uint64_t pattern(uint64_t seed, uint64_t i)
@@ -25,6 +46,98 @@ static uint64_t pattern(uint64_t seed, uint64_t i)
 	return x;
 }
 
+static double uptime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t *map_mib(uint64_t mib)
+{
+	uint64_t *buf = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED) {
+		printf("@@L2WORK bad mmap of %llu MiB failed\n",
+		       (unsigned long long)mib);
+		exit(1);
+	}
+	return buf;
+}
+
+static void fill(uint64_t *buf, uint64_t n, uint64_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = pattern(seed, i);
+}
+
+/* Sum of the words read back; exits on the first word that is wrong. */
+static uint64_t check(const uint64_t *buf, uint64_t n, uint64_t seed,
+		      unsigned long pass)
+{
+	uint64_t i, sum = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = buf[i];
+
+		if (v != pattern(seed, i)) {
+			printf("@@L2WORK bad pass=%lu offset=%llu got=%llx want=%llx\n",
+			       pass, (unsigned long long)(i * 8),
+			       (unsigned long long)v,
+			       (unsigned long long)pattern(seed, i));
+			exit(1);
+		}
+		sum += v;
+	}
+	return sum;
+}
+
+static void pass_line(unsigned long n, uint64_t seed, uint64_t mib,
+		      uint64_t sum)
+{
+	printf("@@L2PASS n=%lu seed=%llu mib=%llu sum=%llx up=%.2f\n", n,
+	       (unsigned long long)seed, (unsigned long long)mib,
+	       (unsigned long long)sum, uptime());
+	fflush(stdout);
+}
+
+static int loop(uint64_t mib, unsigned long passes)
+{
+	uint64_t n = mib << 17, *buf = map_mib(mib);
+	unsigned long p;
+
+	madvise(buf, mib << 20, MADV_NOHUGEPAGE);
+	for (p = 1; !passes || p <= passes; p++) {
+		if (p > 1)
+			pass_line(p, p - 1, mib, check(buf, n, p - 1, p));
+		fill(buf, n, p);
+	}
+	printf("@@L2WORK ok mib=%llu passes=%lu\n", (unsigned long long)mib,
+	       passes);
+	return 0;
+}
+
+static int grow(uint64_t mib, unsigned long steps)
+{
+	uint64_t n = mib << 17, **bufs = calloc(steps + 1, sizeof(*bufs));
+	unsigned long k;
+
+	for (k = 1; k <= steps; k++) {
+		bufs[k] = map_mib(mib);
+		fill(bufs[k], n, k);
+		pass_line(k, k, mib, check(bufs[k], n, k, k));
+	}
+	for (k = 1; k <= steps; k++)
+		check(bufs[k], n, k, k);
+	printf("@@L2WORK ok mib=%llu steps=%lu\n", (unsigned long long)mib,
+	       steps);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t mib = argc > 1 ? strtoull(argv[1], NULL, 0) : 64;
@@ -32,6 +145,20 @@ int main(int argc, char **argv)
 	uint64_t n = mib << 17, i, sum = 0;
 	uint64_t *buf;
 	int p;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "loop"))
+		return loop(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "grow"))
+		return grow(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "expect")) {
+		mib = strtoull(argv[2], NULL, 0);
+		n = mib << 17;
+		for (i = 0; i < n; i++)
+			sum += pattern(strtoull(argv[3], NULL, 0), i);
+		printf("%llx\n", (unsigned long long)sum);
+		return 0;
+	}
 
 	buf = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -5,7 +5,10 @@
 # (tests/vm/mkinitramfs.sh: busybox, our modules and Debian's stock ones)
 # with Debian's qemu-system-x86_64, the libraries it links, its firmware,
 # Debian's kernel as the guest and the guest's own initramfs (busybox,
-# tests/qemu/l2-init, l2work).
+# tests/qemu/l2-init, l2work).  The test VM also gets the rig's drivers
+# (qemu_guests, qemu_postcopy, qemu_cli), a QMP client (qmp), asuser, l2work
+# (for the sums a pass must read) and the kvm-prefetch command built from
+# packaging/.
 #
 # Environment: BUILD, KMODDIR (/lib/modules/<abi>), KIMAGE (the guest's
 # and the test VM's kernel), RIG (output directory).
@@ -26,8 +29,13 @@ chmod 0755 "$RIG/l2root/init"
 (cd "$RIG/l2root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
 	gzip -1 > "$RIG/l2-initrd.gz"
 
-# The test VM's initramfs, with the rig's driver as its only test.
-cp "$here/qemu_guests" "$RIG/tests/"
+# The test VM's initramfs, with the rig's drivers as its only tests.
+cp "$here/qemu_guests" "$here/qemu_postcopy" "$here/qemu_cli" "$RIG/tests/"
+gcc -O2 -Wall -Wextra -static -o "$RIG/qmp" "$here/qmp.c"
+gcc -O2 -Wall -Wextra -static -o "$RIG/asuser" "$here/asuser.c"
+gcc -O2 -Wall -Wextra -Wno-unused-parameter -static -I"$BUILD/uapi" \
+	-DKP_VERSION='"rig"' -o "$RIG/kvm-prefetch" \
+	"$here/../../packaging/kvm-prefetch/kvm-prefetch.c"
 BUILD=$BUILD VMDIR=$RIG KMODDIR=$KMODDIR "$here/../vm/mkinitramfs.sh" > /dev/null
 root=$RIG/root
 mkdir -p "$root/l2" "$root/usr/bin" "$root/usr/share"
@@ -35,6 +43,7 @@ cp "$KIMAGE" "$root/l2/vmlinuz"
 cp "$RIG/l2-initrd.gz" "$root/l2/initrd.gz"
 cp /usr/bin/qemu-system-x86_64 "$root/usr/bin/"
 ln -s ../usr/bin/qemu-system-x86_64 "$root/bin/qemu-system-x86_64"
+cp "$RIG/qmp" "$RIG/asuser" "$RIG/kvm-prefetch" "$RIG/l2work" "$root/bin/"
 for lib in $(ldd /usr/bin/qemu-system-x86_64 | grep -o '/[^ ]*'); do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"

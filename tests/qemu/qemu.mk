@@ -28,7 +28,7 @@ QEMU_THP ?=
 QEMU_PAR ?=
 QEMU_TIMEOUT ?= 3000
 
-.PHONY: qemu-rig qemu-test
+.PHONY: qemu-rig qemu-test qemu-postcopy
 qemu-rig: $(MODULES_DEP)
 	BUILD=$(BUILD) KMODDIR=$(KMODDIR) KIMAGE=$(KIMAGE) RIG=$(QEMU_RIG) \
 		tests/qemu/mkrig.sh
@@ -44,3 +44,39 @@ qemu-test: qemu-rig
 		$(if $(QEMU_THP),--append "kp.qemu.thp=$(QEMU_THP)") \
 		$(if $(QEMU_PAR),--append "kp.qemu.par=$(QEMU_PAR)") | \
 		tee $(RESULTS)/qemu-test.txt
+
+# Postcopy live migration between two QEMUs in the test VM, per arm, and
+# "kvm-prefetch set --pid" on a running QEMU guest (tests/qemu/README.rst).
+#   make qemu-postcopy [QEMU_PC_RUNS=3] [QEMU_PC_ARMS=stock,none,...]
+#                      [QEMU_PC_MIB=128] [QEMU_PC_MEM=256] [QEMU_PC_BW=0]
+#                      [QEMU_PC_PRECOPY=1] [QEMU_PC_CLI=1] [QEMU_PC_PLANT=...]
+# QEMU_PC_PLANT: planted bugs that the checks must catch (sum, policy for
+# the postcopy runs; auto, nobody, sum for the CLI test): never in a
+# real run.
+QEMU_PC_RUNS ?= 3
+QEMU_PC_ARMS ?= stock,none,async,auto-8,auto-512,adaptive
+QEMU_PC_MIB ?= 128
+QEMU_PC_MEM ?= 256
+QEMU_PC_BW ?= 0
+QEMU_PC_PRECOPY ?= 1
+QEMU_PC_CLI ?= 1
+QEMU_PC_PLANT ?=
+QEMU_PC_TIMEOUT ?= 5400
+QEMU_PC_TESTS := qemu_postcopy$(if $(filter 1,$(QEMU_PC_CLI)),$(comma)qemu_cli)
+
+QEMU_PC_LOG := $(BUILD)/qemu-postcopy.log
+# (The top Makefile's shell runs with -e and pipefail.)
+qemu-postcopy: qemu-rig
+	@mkdir -p $(RESULTS)
+	rc=0; KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
+		--log $(QEMU_PC_LOG) --timeout $(QEMU_PC_TIMEOUT) \
+		--append "kp.tests=$(QEMU_PC_TESTS) kp.pc.runs=$(QEMU_PC_RUNS) kp.pc.arms=$(QEMU_PC_ARMS)" \
+		--append "kp.pc.mib=$(QEMU_PC_MIB) kp.pc.mem=$(QEMU_PC_MEM) kp.pc.bw=$(QEMU_PC_BW) kp.pc.precopy=$(QEMU_PC_PRECOPY)" \
+		$(if $(QEMU_PC_PLANT),--append "kp.pc.plant=$(QEMU_PC_PLANT) kp.cli.plant=$(QEMU_PC_PLANT)") | \
+		tee $(RESULTS)/qemu-postcopy.txt || rc=$$?; \
+	python3 tests/qemu/pc-report.py $(QEMU_PC_LOG).clean \
+		--command "make qemu-postcopy QEMU_PC_RUNS=$(QEMU_PC_RUNS) QEMU_PC_ARMS=$(QEMU_PC_ARMS) QEMU_PC_MIB=$(QEMU_PC_MIB) QEMU_PC_MEM=$(QEMU_PC_MEM) QEMU_PC_BW=$(QEMU_PC_BW) QEMU_PC_PRECOPY=$(QEMU_PC_PRECOPY)$(if $(QEMU_PC_PLANT), QEMU_PC_PLANT=$(QEMU_PC_PLANT))" \
+		> $(RESULTS)/qemu-postcopy.md || rc=1; \
+	echo "qemu-postcopy: table in $(RESULTS)/qemu-postcopy.md"; \
+	exit $$rc
