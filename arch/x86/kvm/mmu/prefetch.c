@@ -322,17 +322,26 @@ int kvm_mmu_pre_fault_begin(struct kvm_vcpu *vcpu, gpa_t gpa)
 /**
  * kvm_mmu_prefetch_faultin_pfn() - kvm_faultin_pfn() for an AUTO fault
  * @vcpu: the vCPU
- * @fault: an AUTO fault in a user memslot
+ * @fault: an AUTO fault
+ *
+ * Called by kvm_faultin_pfn() after its mmu_invalidate_seq snapshot and
+ * before any of its other tests, so it refuses itself what an AUTO fault
+ * must not map.
  *
  * Return: RET_PF_CONTINUE with fault->pfn set, or RET_PF_RETRY (do not map)
- * if kvm_prefetch_slot_allowed() refuses the memslot (dirty-logged,
- * invalid) or the host page is not there without waiting or faulting it
- * in.
+ * if kvm_prefetch_slot_allowed() refuses the memslot (none, KVM's own,
+ * dirty-logged, invalid), the gfn is private, or the host page is not
+ * there without waiting or faulting it in.
  */
 int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 				 struct kvm_page_fault *fault)
 {
-	if (!kvm_prefetch_slot_allowed(fault->slot))
+	/*
+	 * After the fault's mmu_invalidate_seq snapshot, so that a gfn made
+	 * private after this test makes the fault stale.
+	 */
+	if (!kvm_prefetch_slot_allowed(fault->slot) ||
+	    kvm_mmu_prefetch_private(vcpu->kvm, fault->gfn))
 		return RET_PF_RETRY;
 	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
 					     kvm_prefetch_vm_gup(vcpu->kvm),
