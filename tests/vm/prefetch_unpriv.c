@@ -41,42 +41,7 @@
 #define HELPER_LOG	"/tmp/kp-modprobe.log"
 #define KPROBE		"kp_capable"
 
-static char tracefs[64];
-
-static bool find_tracefs(void)
-{
-	static const char * const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	char path[128];
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		snprintf(path, sizeof(path), "%s/kprobe_events", dirs[i]);
-		if (!access(path, W_OK)) {
-			snprintf(tracefs, sizeof(tracefs), "%s", dirs[i]);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* One write(2); kprobe_events takes O_APPEND to add, not replace, probes. */
-static int trace_write(const char *file, const char *val, bool append)
-{
-	char path[160];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
+#define EVENT		"kprobes/" KPROBE
 
 /*
  * x86-64: security_capable(cred, ns, cap, opts) has cap in %dx and opts
@@ -86,36 +51,27 @@ static bool kprobe_add(void)
 {
 	int r;
 
-	if (!find_tracefs()) {
-		kt_info("no writable kprobe_events");
+	r = ktsys_kprobe_add(EVENT,
+			     "security_capable cap=%dx:s32 opts=%cx:x32",
+			     "cap == 16");
+	if (r)
 		return false;
-	}
-	r = trace_write("kprobe_events", "p:kprobes/" KPROBE
-			" security_capable cap=%dx:s32 opts=%cx:x32\n", true);
-	if (r) {
-		char path[160], log[1024] = "";
-
-		snprintf(path, sizeof(path), "%s/error_log", tracefs);
-		ktsys_read(path, log, sizeof(log));
-		kt_info("%s/kprobe_events: %s; error_log: %s", tracefs,
-			strerror(-r), log);
-		return false;
-	}
-	r = trace_write("events/kprobes/" KPROBE "/filter", "cap == 16\n",
-			false);
-	if (!r)
-		r = trace_write("trace", "", false);
-	if (!r)
-		r = trace_write("tracing_on", "1\n", false);
-	if (!r)
-		r = trace_write("events/kprobes/" KPROBE "/enable", "1\n",
-				false);
+	r = ktsys_trace_begin(EVENT);
 	if (r) {
 		kt_info("setting up the kprobe event: %s", strerror(-r));
-		trace_write("kprobe_events", "-:kprobes/" KPROBE "\n", true);
+		ktsys_kprobe_del(EVENT);
 		return false;
 	}
 	return true;
+}
+
+static void kprobe_disable(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/events/" EVENT "/enable",
+		 ktsys_tracefs());
+	ktsys_write(path, "0");
 }
 
 /* Count the recorded checks, and those without CAP_OPT_NOAUDIT. */
@@ -125,8 +81,8 @@ static void kprobe_count(int *checks, int *audited)
 	FILE *f;
 
 	*checks = *audited = 0;
-	trace_write("events/kprobes/" KPROBE "/enable", "0\n", false);
-	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	kprobe_disable();
+	snprintf(path, sizeof(path), "%s/trace", ktsys_tracefs());
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -144,8 +100,8 @@ static void kprobe_count(int *checks, int *audited)
 
 static void kprobe_remove(void)
 {
-	trace_write("events/kprobes/" KPROBE "/enable", "0\n", false);
-	trace_write("kprobe_events", "-:kprobes/" KPROBE "\n", true);
+	kprobe_disable();
+	ktsys_kprobe_del(EVENT);
 }
 
 /* A modprobe helper that only logs what the kernel asked for. */

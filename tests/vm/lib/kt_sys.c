@@ -371,7 +371,7 @@ int ktsys_kmsg_next(int fd, char *buf, size_t len)
 
 /* ---- trace events ---------------------------------------------------- */
 
-static const char *ktsys_tracefs(void)
+const char *ktsys_tracefs(void)
 {
 	static const char * const dirs[] = {
 		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
@@ -483,8 +483,17 @@ int ktsys_kprobe_add(const char *event, const char *symbol,
 
 	snprintf(line, sizeof(line), "p:%s %s\n", event, symbol);
 	r = ktsys_kprobe_write(line);
-	if (r)
+	if (r) {
+		char log[1024] = "";
+
+		/* The kernel says why in error_log. */
+		snprintf(path, sizeof(path), "%s/error_log", ktsys_tracefs());
+		if (ktsys_tracefs())
+			ktsys_read(path, log, sizeof(log));
+		kt_info("kprobe %s: %s; error_log: %s", event, strerror(-r),
+			log);
 		return r == -EINVAL ? -ENOENT : r;
+	}
 	if (!filter)
 		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s/filter", ktsys_tracefs(),

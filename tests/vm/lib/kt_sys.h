@@ -142,6 +142,8 @@ int ktsys_kmsg_next(int fd, char *buf, size_t len);
  * One event at a time, system-wide.
  */
 int ktsys_trace_begin(const char *event);
+/* The tracefs directory, or NULL if there is none. */
+const char *ktsys_tracefs(void);
 long ktsys_trace_end(const char *event);
 /*
  * A kprobe event: ktsys_kprobe_add("kp/name", "symbol") makes
