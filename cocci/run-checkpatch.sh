@@ -3,10 +3,10 @@
 #
 # checkpatch.pl (from the extracted kernel source) over the "make patches"
 # series (not its cover letter) and, with -f, over our own source files.
-# A patch or file passes with no error and no warning left after the
-# --ignore list given in CHECKPATCH_IGNORE (cocci/cocci.mk says why each
-# type is ignored).  Prints PASS:/FAIL: lines and ends with
-# "checkpatch: N passed, N failed".
+# With --strict, as KVM's maintainers run it: a patch or file passes
+# with no error, warning or check left after the --ignore list given in
+# CHECKPATCH_IGNORE (cocci/cocci.mk says why each type is ignored).
+# Prints PASS:/FAIL: lines and ends with "checkpatch: N passed, N failed".
 #
 # Usage: run-checkpatch.sh <checkpatch.pl> <patch dir> <our files...>
 
@@ -21,10 +21,10 @@ fail=0
 check() {
 	local name=$1 out rc
 	shift
-	out=$(perl "$CHECKPATCH" --no-tree --show-types --no-summary \
+	out=$(perl "$CHECKPATCH" --no-tree --strict --show-types --no-summary \
 		--ignore "${CHECKPATCH_IGNORE:-}" "$@" 2>&1)
 	rc=$?
-	if [ $rc -eq 0 ] && ! echo "$out" | grep -qE '^(ERROR|WARNING):'; then
+	if [ $rc -eq 0 ] && ! echo "$out" | grep -qE '^(ERROR|WARNING|CHECK):'; then
 		echo "PASS: checkpatch $name"
 		pass=$((pass + 1))
 	else

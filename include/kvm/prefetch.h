@@ -65,6 +65,7 @@ struct kvm_prefetch_param_choice {
 	u32 nr;
 	u32 *val;
 };
+
 extern const struct kernel_param_ops kvm_prefetch_param_choice_ops;
 
 /* Between the registry (prefetch.c) and the per-VM state (prefetch_vm.c). */
@@ -84,6 +85,7 @@ static inline bool kvm_arch_prefetch_supported(struct kvm *kvm)
 {
 	return false;
 }
+
 #define kvm_prefetch_may_open(kvm)	((void)(kvm), false)
 static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {

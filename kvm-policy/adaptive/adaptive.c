@@ -32,7 +32,7 @@
 
 /* Per-VM state: the streams, each with its lock. */
 struct adaptive_vm {
-	spinlock_t locks[ADAPTIVE_STREAMS];
+	spinlock_t locks[ADAPTIVE_STREAMS];	/* locks[i] guards streams[i] */
 	struct adaptive_stream streams[ADAPTIVE_STREAMS];
 };
 
