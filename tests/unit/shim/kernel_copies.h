@@ -26,7 +26,7 @@ typedef hfn_t kvm_pfn_t;
 
 /*
  * include/uapi/linux/kvm.h: native in 6.12, added to 6.1 by
- * arch/x86/6.1/patches/0005 (the backport of KVM_PRE_FAULT_MEMORY)
+ * arch/x86/6.1/patches/0006 (the backport of KVM_PRE_FAULT_MEMORY)
  */
 #define KVM_CAP_PRE_FAULT_MEMORY 236
 
