@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Our change as a mail-ready "git format-patch" series against Debian's
-# pristine source of the base KP_BASE (scripts/layout.sh).  The new files
-# come first (nothing builds them yet), then the hook patches of
-# arch/x86/<base>/series, so every step of the series builds.  Each new
+# pristine source of the base KP_BASE (scripts/layout.sh).  Backports of
+# upstream commits come first, then the new files (nothing builds them
+# yet), then the rest of the hook patches of arch/x86/<base>/series,
+# whose last one builds the framework, so every step of the series
+# builds (make patches-bisect checks it).  Each new
 # file goes where scripts/layout.sh says it lives in the tree (a base's
 # own files, from arch/x86/<base>/, after the common ones); the commit
 # messages are in scripts/patches/*.msg, the cover letter's subject in
@@ -62,6 +64,26 @@ base_files() {
 		LC_ALL=C sort
 }
 
+# Backports of upstream commits (a changelog that starts with "commit
+# <sha> upstream.") come first, before anything of ours; in the hook
+# series too, so that the mail series applies them in the same order.
+is_backport() {
+	sed -n '/^$/,/^---$/p' "$1" | grep -qE '^commit [0-9a-f]{12,40} upstream\.$'
+}
+series=$(kp_series)
+ours=
+for p in $series; do
+	if is_backport "$TOP/$p"; then
+		[ -z "$ours" ] || {
+			echo "make-patches: backport $p follows $ours in the series" >&2
+			exit 1
+		}
+		git_id am -q "$TOP/$p"
+	else
+		ours="$ours $p"
+	fi
+done
+
 commit_files 10-headers include/linux/kvm_prefetch.h \
 	include/uapi/linux/kvm_prefetch.h
 commit_files 20-core kvm-policy/*.[ch] include/kvm/prefetch.h
@@ -70,8 +92,7 @@ commit_files 30-engine arch/x86/kvm/mmu/*.[ch]
 base=$(base_files kvm-policy '*.[ch]'; base_files kvm/mmu '*.[ch]')
 # shellcheck disable=SC2086
 [ -z "$base" ] || commit_files "40-base-$KP_BASE" $base
-series=$(kp_series)
-for p in $series; do
+for p in $ours; do
 	git_id am -q "$TOP/$p"
 done
 commit_files 50-adaptive kvm-policy/adaptive/*
@@ -90,7 +111,11 @@ commit_files 60-docs sysfs-docs/ABI/* $docs
 git_id format-patch -q --no-signature -o "$OUT" --cover-letter \
 	HEAD~$(($(git -C "$PG" rev-list --count HEAD) - 1))
 subject=$(sed -e 's/[\/&]/\\&/g' "$MSGS/cover.subject")
+# The cover letter's numbers are the results the repository holds.
+"$TOP/scripts/cover-numbers.sh" "$KP_BASE" > "$PG.numbers"
+sed -e "/@@NUMBERS@@/{r $PG.numbers" -e 'd}' \
+	-e "s/@@BASE@@/$KP_BASE $VERSION/" sysfs-docs/cover-letter.txt > "$PG.blurb"
 sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/$subject/" \
-	-e '/\*\*\* BLURB HERE \*\*\*/{r sysfs-docs/cover-letter.txt' -e 'd}' \
+	-e "/\*\*\* BLURB HERE \*\*\*/{r $PG.blurb" -e 'd}' \
 	"$OUT/0000-cover-letter.patch"
 ls "$OUT"
