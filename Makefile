@@ -264,6 +264,8 @@ check:
 	@$(MAKE) --no-print-directory KERNEL=6.1 deps-test modules unit static vm-test selftests
 	@$(MAKE) --no-print-directory KERNEL=6.1 deb-test
 	@$(MAKE) --no-print-directory KERNEL=6.12 modules static vm-test selftests
+	@$(MAKE) --no-print-directory KERNEL=6.1 NOBUILD=1 patches-bisect
+	@$(MAKE) --no-print-directory KERNEL=6.12 NOBUILD=1 patches-bisect
 	@scripts/check-summary.sh 6.1=$(TOP)/build/results \
 		6.12=$(TOP)/build/6.12/results
 
@@ -306,6 +308,15 @@ check-debug: patches selftests-build
 PG := $(BUILD)/patches-git
 patches: modules
 	scripts/make-patches.sh $(PRISTINE) $(PG) $(BUILD)/patches $(SRC_VERSION)
+
+# Every prefix of that series builds, without a compiler warning: each
+# step checked out into one tree and built incrementally
+# (scripts/patches-bisect.sh).  The tree is kept, so a second run
+# recompiles only what the series changed since.
+patches-bisect: $(if $(NOBUILD),,patches)
+	@mkdir -p $(RESULTS)
+	@scripts/patches-bisect.sh $(PG) $(BUILD)/bisect $(KHEADERS) \
+		$(TOP)/arch/x86/Kbuild.oot | tee $(RESULTS)/patches-bisect.txt
 
 clean:
 	rm -rf $(BUILD)
