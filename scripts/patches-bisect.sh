@@ -7,11 +7,12 @@
 # (arch/x86/Kbuild.oot against the linux-headers package).  Files are
 # synced by content, so each step recompiles only what its patch touched
 # and what depends on it.  A step passes when the build succeeds with no
-# compiler warning.  The build leaves out debug info (CONFIG_DEBUG_INFO=
-# on the command line), which only makes it slower: what is checked is
-# that each step compiles, links and passes modpost.  CONFIG_KVM_GENERIC_PREFETCH, which Kbuild.oot sets
-# as Kconfig would, is set only from the step whose virt/kvm/Kconfig
-# defines it.  Prints a PASS/FAIL line per step and ends with
+# compiler warning.  The build leaves out debug info and so module BTF
+# (CONFIG_DEBUG_INFO= CONFIG_DEBUG_INFO_BTF_MODULES= on the command line),
+# which only make it slower: what is checked is that each step compiles,
+# links and passes modpost.  CONFIG_KVM_GENERIC_PREFETCH, which
+# Kbuild.oot sets as Kconfig would, is set only from the step whose
+# virt/kvm/Kconfig defines it.  Prints a PASS/FAIL line per step and ends with
 # "patches-bisect: N passed, N failed".
 #
 # Usage: patches-bisect.sh <series git dir> <work dir> <headers dir> <Kbuild.oot>
@@ -50,7 +51,7 @@ for c in $(git -C "$PG" rev-list --reverse "$base..HEAD"); do
 	log=$WORK/step-$n.log
 	t0=$(date +%s)
 	make -C "$KHEADERS" M="$TREE/arch/x86/kvm" -j"$(nproc)" \
-		CONFIG_DEBUG_INFO= modules > "$log" 2>&1
+		CONFIG_DEBUG_INFO= CONFIG_DEBUG_INFO_BTF_MODULES= modules > "$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	warnings=$(grep -c 'warning:' "$log")
