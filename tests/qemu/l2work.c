@@ -30,6 +30,9 @@
  *	runs it in the test VM).
  *   l2work sum <MiB> <passes>
  *	prints the sum "l2work <MiB> <passes>" must report.
+ *   l2work spin
+ *	spins forever, printing nothing and touching no new page: a
+ *	stalled guest, planted to check the rig's stall detector.
  *
  * "l2work <MiB> <passes>" also prints "@@L2PROG pass=<n> up=<s>" after
  * each pass: output that tells the rig the guest still runs.
@@ -156,6 +159,9 @@ int main(int argc, char **argv)
 		return loop(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "grow"))
 		return grow(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "spin"))
+		for (;;)
+			__asm__ volatile("pause");
 	if (argc == 4 && !strcmp(argv[1], "sum")) {
 		mib = strtoull(argv[2], NULL, 0);
 		n = mib << 17;

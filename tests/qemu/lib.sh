@@ -10,7 +10,8 @@
 # "64:3"), mem (the guest's MiB, 256), cpu (QEMU's -cpu, host), limit (one
 # guest's seconds, 600), l2extra (more guest command-line words), l2boot
 # (quiet, the default, or verbose: the guest kernel's console output on),
-# plant (planted bugs, words: sum).
+# plant (planted bugs, words: sum, the expected sums one off; stall, the
+# guests spin in l2work instead of running the workload).
 
 D=/sys/kernel/debug/kvm
 P=/sys/module/kvm/parameters
@@ -228,7 +229,9 @@ boot() {
 	port=$((5500 + ${run##*.}))
 	start=$(now)
 	b_start=$(now_cs)
-	l2_qemu "$log" "$work" "$port"
+	w=$work
+	planted stall && w=spin
+	l2_qemu "$log" "$w" "$port"
 	result=""
 	last=""
 	quiet=0
