@@ -10,6 +10,9 @@
 # "64:3"), mem (the guest's MiB, 256), cpu (QEMU's -cpu, host), limit (one
 # guest's seconds, 600), l2extra (more guest command-line words), l2boot
 # (quiet, the default, or verbose: the guest kernel's console output on),
+# l2kernel (bzimage, the default: Debian's vmlinuz through SeaBIOS and
+# the kernel's own decompressor; pvh: the same kernel uncompressed, an
+# ELF that QEMU boots at its PVH entry, as Firecracker-like VMMs do),
 # plant (planted bugs, words: sum, the expected sums one off; stall, the
 # guests spin in l2work instead of running the workload).
 
@@ -21,6 +24,7 @@ mem=${mem:-256}
 cpu=${cpu:-host}
 limit=${limit:-600}
 l2boot=${l2boot:-quiet}
+l2kernel=${l2kernel:-bzimage}
 plant=${plant:-}
 
 # qopt <namespace> <name>: kp.<namespace>.<name>= of the kernel command line.
@@ -51,13 +55,15 @@ l2_append() {
 	esac
 }
 
+l2_kernel() { case $l2kernel in pvh) echo /l2/vmlinux ;; *) echo /l2/vmlinuz ;; esac; }
+
 # l2_qemu <serial log> <work> [<monitor port>]: starts Debian's QEMU
 # with the Linux guest in the background; $qpid is its pid.
 l2_qemu() {
 	: > "$1"
 	qemu-system-x86_64 -accel kvm -cpu "$cpu" -smp 1 -m "${mem}M" -nodefaults \
 		-display none -no-reboot -L /usr/share/qemu -L /usr/share/seabios \
-		-serial "file:$1" -kernel /l2/vmlinuz -initrd /l2/initrd.gz \
+		-serial "file:$1" -kernel "$(l2_kernel)" -initrd /l2/initrd.gz \
 		${3:+-monitor tcp:127.0.0.1:$3,server,nowait} \
 		-append "$(l2_append "$2")" > "$1.qemu" 2>&1 &
 	qpid=$!

@@ -41,6 +41,21 @@ BUILD=$BUILD VMDIR=$RIG KMODDIR=$KMODDIR "$here/../vm/mkinitramfs.sh" > /dev/nul
 root=$RIG/root
 mkdir -p "$root/l2" "$root/usr/bin" "$root/usr/share"
 cp "$KIMAGE" "$root/l2/vmlinuz"
+# The same kernel uncompressed (an ELF with a PVH entry note), for
+# QEMU's PVH boot (kp.qemu.kernel=pvh): no decompressor in the guest.
+# The bzImage's payload is one xz stream; xz complains of what follows it.
+python3 - "$KIMAGE" "$RIG/vmlinux.xz" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+off = d.find(b"\xfd7zXZ\x00")
+if off < 0:
+    sys.exit("mkrig: no xz stream in " + sys.argv[1])
+open(sys.argv[2], "wb").write(d[off:])
+PY
+xz -dc "$RIG/vmlinux.xz" > "$root/l2/vmlinux" 2>/dev/null || true
+rm -f "$RIG/vmlinux.xz"
+[ "$(head -c4 "$root/l2/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ] ||
+	{ echo "mkrig: no ELF kernel from $KIMAGE" >&2; exit 1; }
 cp "$RIG/l2-initrd.gz" "$root/l2/initrd.gz"
 cp /usr/bin/qemu-system-x86_64 "$root/usr/bin/"
 ln -s ../usr/bin/qemu-system-x86_64 "$root/bin/qemu-system-x86_64"

@@ -5,7 +5,7 @@
 # on KVM, stock or ours, and runs a memory workload (tests/qemu/).
 #
 #   make qemu-test [QEMU_RUNS=N] [QEMU_ARMS=stock,none,auto-8,...]
-#                  [QEMU_WORK=64:3] [QEMU_BOOT=quiet|verbose]
+#                  [QEMU_WORK=64:3] [QEMU_BOOT=quiet|verbose] [QEMU_KERNEL=bzimage|pvh]
 #                  [QEMU_L2="word:word"] [QEMU_CPU=host] [QEMU_THP=never]
 #                  [QEMU_PAR=1] [QEMU_SMP=1] [QEMU_TESTS=qemu_guests]
 #                  [QEMU_PLANT=...] [QEMU_APPEND="kp.x.y=z ..."]
@@ -36,6 +36,7 @@ QEMU_THP ?=
 QEMU_PAR ?=
 QEMU_WORK ?=
 QEMU_BOOT ?=
+QEMU_KERNEL ?=
 QEMU_TESTS ?= qemu_guests
 QEMU_PLANT ?=
 # More words for the test VM's command line (kp.life.arms=auto-8, ...).
@@ -58,6 +59,7 @@ qemu-test: qemu-rig
 		--append "kp.tests=$(QEMU_TESTS) kp.qemu.runs=$(QEMU_RUNS) kp.qemu.arms=$(QEMU_ARMS)" \
 		$(if $(QEMU_WORK),--append "kp.qemu.work=$(QEMU_WORK)") \
 		$(if $(QEMU_BOOT),--append "kp.qemu.boot=$(QEMU_BOOT)") \
+		$(if $(QEMU_KERNEL),--append "kp.qemu.kernel=$(QEMU_KERNEL) kp.life.kernel=$(QEMU_KERNEL)") \
 		$(if $(QEMU_PLANT),--append "kp.qemu.plant=$(QEMU_PLANT) kp.life.plant=$(QEMU_PLANT)") \
 		$(if $(QEMU_L2),--append "kp.qemu.l2=$(QEMU_L2)") \
 		$(if $(QEMU_APPEND),--append "$(QEMU_APPEND)") \
@@ -73,6 +75,8 @@ qemu-test: qemu-rig
 # (stock and auto-8 boot in qemu_life, 7 times each.)
 QEMU_CHECK_ARMS := none,manual,async,auto-8-fault
 QEMU_CHECK_WORK := 16:1
+# The guests' kernel uncompressed at its PVH entry: half a run's time.
+QEMU_CHECK_KERNEL := pvh
 qemu-check: qemu-rig
 	@mkdir -p $(RESULTS)
 	KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
@@ -80,6 +84,7 @@ qemu-check: qemu-rig
 		--log $(QEMU_RIG)/check.log --timeout 1500 --stall $(QEMU_STALL) --retry-wedged \
 		--append "kp.tests=qemu_guests,qemu_life kp.qemu.runs=1 kp.qemu.arms=$(QEMU_CHECK_ARMS)" \
 		--append "kp.qemu.work=$(QEMU_CHECK_WORK) kp.life.work=$(QEMU_CHECK_WORK)" \
+		--append "kp.qemu.kernel=$(QEMU_CHECK_KERNEL) kp.life.kernel=$(QEMU_CHECK_KERNEL)" \
 		$(if $(QEMU_PLANT),--append "kp.qemu.plant=$(QEMU_PLANT) kp.life.plant=$(QEMU_PLANT)") | \
 		tee $(RESULTS)/qemu-check.txt
 
