@@ -28,6 +28,14 @@
  *   l2work expect <MiB> <seed>
  *	prints the sum a pass of <MiB> with <seed> must report (the rig
  *	runs it in the test VM).
+ *   l2work sum <MiB> <passes>
+ *	prints the sum "l2work <MiB> <passes>" must report.
+ *   l2work spin
+ *	spins forever, printing nothing and touching no new page: a
+ *	stalled guest, planted to check the rig's stall detector.
+ *
+ * "l2work <MiB> <passes>" also prints "@@L2PROG pass=<n> up=<s>" after
+ * each pass: output that tells the rig the guest still runs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -151,6 +159,18 @@ int main(int argc, char **argv)
 		return loop(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "grow"))
 		return grow(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "spin"))
+		for (;;)
+			__asm__ volatile("pause");
+	if (argc == 4 && !strcmp(argv[1], "sum")) {
+		mib = strtoull(argv[2], NULL, 0);
+		n = mib << 17;
+		for (p = 0; p < atoi(argv[3]); p++)
+			for (i = 0; i < n; i++)
+				sum += pattern(p + 1, i);
+		printf("%llx\n", (unsigned long long)sum);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "expect")) {
 		mib = strtoull(argv[2], NULL, 0);
 		n = mib << 17;
@@ -180,6 +200,7 @@ int main(int argc, char **argv)
 			}
 			sum += buf[i];
 		}
+		printf("@@L2PROG pass=%d up=%.2f\n", p + 1, uptime());
 	}
 	printf("@@L2WORK ok mib=%llu passes=%d sum=%llx\n",
 	       (unsigned long long)mib, passes, (unsigned long long)sum);

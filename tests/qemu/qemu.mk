@@ -5,9 +5,17 @@
 # on KVM, stock or ours, and runs a memory workload (tests/qemu/).
 #
 #   make qemu-test [QEMU_RUNS=N] [QEMU_ARMS=stock,none,auto-8,...]
+#                  [QEMU_WORK=64:3] [QEMU_BOOT=quiet|verbose] [QEMU_KERNEL=bzimage|pvh]
 #                  [QEMU_L2="word:word"] [QEMU_CPU=host] [QEMU_THP=never]
-#                  [QEMU_PAR=1] [QEMU_SMP=1]
-# QEMU_ARMS: stock, or <policy>[-<nr_pages>][-<engine>] on our modules.
+#                  [QEMU_PAR=1] [QEMU_SMP=1] [QEMU_TESTS=qemu_guests]
+#                  [QEMU_PLANT=...] [QEMU_APPEND="kp.x.y=z ..."]
+#   make qemu-check   the layer of "make check": one boot per built-in
+#                     policy and the lifecycle test (qemu_life)
+# QEMU_ARMS: stock, or <policy>[-<nr_pages>][-<engine>][-<gup>] on our
+# modules (auto-8-fault, auto-8-fast, adaptive).  QEMU_WORK: the guest's
+# "l2work <MiB> <passes>".  QEMU_PLANT: planted bugs, for checking the
+# checks only (sum, stall for qemu_guests; sum, stall, serial, hold,
+# auto, none, early for qemu_life: tests/qemu/README.rst).
 
 # The test VM runs with one vCPU.  With two, QEMU 7.2's single-threaded
 # TCG switches vCPUs round-robin with an exit request every 100 ms, and a
@@ -26,9 +34,19 @@ QEMU_L2 ?=
 QEMU_CPU ?=
 QEMU_THP ?=
 QEMU_PAR ?=
+QEMU_WORK ?=
+QEMU_BOOT ?=
+QEMU_KERNEL ?=
+QEMU_TESTS ?= qemu_guests
+QEMU_PLANT ?=
+# More words for the test VM's command line (kp.life.arms=auto-8, ...).
+QEMU_APPEND ?=
 QEMU_TIMEOUT ?= 3000
+# The test VM prints a line per guest (a minute at most): silent for
+# this long, it has wedged (tests/qemu/README.rst) and is killed.
+QEMU_STALL ?= 150
 
-.PHONY: qemu-rig qemu-test qemu-postcopy
+.PHONY: qemu-rig qemu-test qemu-postcopy qemu-check
 qemu-rig: $(MODULES_DEP)
 	BUILD=$(BUILD) KMODDIR=$(KMODDIR) KIMAGE=$(KIMAGE) RIG=$(QEMU_RIG) \
 		tests/qemu/mkrig.sh
@@ -37,13 +55,38 @@ qemu-test: qemu-rig
 	@mkdir -p $(RESULTS)
 	KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
-		--log $(QEMU_RIG)/test.log --timeout $(QEMU_TIMEOUT) \
-		--append "kp.tests=qemu_guests kp.qemu.runs=$(QEMU_RUNS) kp.qemu.arms=$(QEMU_ARMS)" \
+		--log $(QEMU_RIG)/test.log --timeout $(QEMU_TIMEOUT) --stall $(QEMU_STALL) \
+		--append "kp.tests=$(QEMU_TESTS) kp.qemu.runs=$(QEMU_RUNS) kp.qemu.arms=$(QEMU_ARMS)" \
+		$(if $(QEMU_WORK),--append "kp.qemu.work=$(QEMU_WORK)") \
+		$(if $(QEMU_BOOT),--append "kp.qemu.boot=$(QEMU_BOOT)") \
+		$(if $(QEMU_KERNEL),--append "kp.qemu.kernel=$(QEMU_KERNEL) kp.life.kernel=$(QEMU_KERNEL)") \
+		$(if $(QEMU_PLANT),--append "kp.qemu.plant=$(QEMU_PLANT) kp.life.plant=$(QEMU_PLANT)") \
 		$(if $(QEMU_L2),--append "kp.qemu.l2=$(QEMU_L2)") \
+		$(if $(QEMU_APPEND),--append "$(QEMU_APPEND)") \
 		$(if $(QEMU_CPU),--append "kp.qemu.cpu=$(QEMU_CPU)") \
 		$(if $(QEMU_THP),--append "kp.qemu.thp=$(QEMU_THP)") \
 		$(if $(QEMU_PAR),--append "kp.qemu.par=$(QEMU_PAR)") | \
 		tee $(RESULTS)/qemu-test.txt
+
+# The layer of "make check" (6.1): one guest per built-in policy and
+# engine with a small workload, then the lifecycle test (5 guests in
+# sequence and 2 at once on stock and on auto-8, a policy switched while
+# a guest runs).  It builds the rig itself (qemu-rig: modules first).
+# (stock and auto-8 boot in qemu_life, 7 times each.)
+QEMU_CHECK_ARMS := none,manual,async,auto-8-fault
+QEMU_CHECK_WORK := 16:1
+# The guests' kernel uncompressed at its PVH entry: half a run's time.
+QEMU_CHECK_KERNEL := pvh
+qemu-check: qemu-rig
+	@mkdir -p $(RESULTS)
+	KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
+		--log $(QEMU_RIG)/check.log --timeout 1500 --stall $(QEMU_STALL) --retry-wedged \
+		--append "kp.tests=qemu_guests,qemu_life kp.qemu.runs=1 kp.qemu.arms=$(QEMU_CHECK_ARMS)" \
+		--append "kp.qemu.work=$(QEMU_CHECK_WORK) kp.life.work=$(QEMU_CHECK_WORK)" \
+		--append "kp.qemu.kernel=$(QEMU_CHECK_KERNEL) kp.life.kernel=$(QEMU_CHECK_KERNEL)" \
+		$(if $(QEMU_PLANT),--append "kp.qemu.plant=$(QEMU_PLANT) kp.life.plant=$(QEMU_PLANT)") | \
+		tee $(RESULTS)/qemu-check.txt
 
 # Postcopy live migration between two QEMUs in the test VM, per arm, and
 # "kvm-prefetch set --pid" on a running QEMU guest (tests/qemu/README.rst).
