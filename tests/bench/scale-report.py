@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The tables of make bench-scale (issue 32) from its @@SCALE lines.
+
+usage: scale-report.py --lines scale-lines.txt --out results.md
+                       [--abi ABI] [--command CMD] [--date DATE]
+                       [--vm-seconds N]
+
+One markdown table per dimension (vcpus, clones, mem, random) and a
+section that checks each target of the issue against the numbers.
+Times are medians over the rounds; ratios compare arms measured in the
+same boot, interleaved.
+"""
+import argparse
+import math
+import statistics as st
+from collections import defaultdict
+
+
+def parse(path):
+    rows, env, cfg = [], {}, ''
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith('@@SCALEENV'):
+                env = dict(kv.split('=', 1) for kv in line.split()[1:])
+            elif line.startswith('@@SCALECFG'):
+                cfg = line.split(None, 1)[1] if ' ' in line else ''
+            elif line.startswith('@@SCALE '):
+                d = {}
+                for kv in line.split()[1:]:
+                    k, _, v = kv.partition('=')
+                    try:
+                        d[k] = float(v) if '.' in v else int(v)
+                    except ValueError:
+                        d[k] = v
+                rows.append(d)
+    return rows, env, cfg
+
+
+def med(v):
+    return st.median(v) if v else float('nan')
+
+
+def p95(v):
+    """Nearest-rank 95th percentile."""
+    if not v:
+        return float('nan')
+    s = sorted(v)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)]
+
+
+def pct(a, b):
+    return (a / b - 1) * 100 if b else float('nan')
+
+
+def fmt_pct(x):
+    return 'n/a' if math.isnan(x) else '%+.0f%%' % x
+
+
+def group(rows, dim, *keys):
+    g = defaultdict(list)
+    for r in rows:
+        if r.get('dim') == dim:
+            g[tuple(r[k] for k in keys)].append(r)
+    return g
+
+
+def vcpus_table(rows, env, out, verdicts):
+    g = group(rows, 'vcpus', 'restore', 'chunk', 'vcpus', 'arm')
+    if not g:
+        return
+    cpus = int(env.get('guest_cpus', 2))
+    out.append('## vCPUs: one VM, N vCPUs restoring disjoint parts at once\n')
+    out.append('Each vCPU has its own memslot, userfaultfd range and handler '
+               'thread; the parts together are %s MiB. The test VM has %d '
+               'vCPUs (and QEMU runs them on one host thread, '
+               '`-accel tcg,thread=single`): more than %d vCPUs '
+               'oversubscribe (marked *).\n' %
+               (next(iter(g.values()))[0]['mib'], cpus, cpus))
+    out.append('| restore | C | vCPUs | none ms | auto ms | auto vs none '
+               '| none faults/chunk | auto faults/chunk | auto prefetched | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    adv = defaultdict(dict)
+    fpc_bad = []
+    for (restore, chunk, n) in sorted({k[:3] for k in g},
+                                      key=lambda k: (k[0], k[1], k[2])):
+        none = g.get((restore, chunk, n, 'none'), [])
+        auto = g.get((restore, chunk, n, 'auto-C'), [])
+        ms_n = med([r['ms'] for r in none])
+        ms_a = med([r['ms'] for r in auto])
+        fn = med([r['pf'] / r['chunks'] for r in none])
+        fa = med([r['pf'] / r['chunks'] for r in auto])
+        ok = all(r['ok'] for r in none + auto)
+        a = pct(ms_a, ms_n)
+        adv[(restore, chunk)][n] = a
+        if fa > 1.0:
+            fpc_bad.append('%s %d KiB %d vCPUs: %.2f' % (restore, chunk, n, fa))
+        out.append('| %s | %d KiB | %d%s | %.0f | %.0f | %s | %.2f | %.2f | %.0f | %d+%d%s |' %
+                   (restore, chunk, n, '*' if n > cpus else '', ms_n, ms_a,
+                    fmt_pct(a), fn, fa,
+                    med([r['mapped'] for r in auto]), len(none), len(auto),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    verdicts.append('- vCPUs, faults per chunk stay 1.00 (auto): ' +
+                    ('**met** at every point.' if not fpc_bad else
+                     '**missed**: ' + '; '.join(fpc_bad) + '.'))
+    for (restore, chunk), d in sorted(adv.items()):
+        if chunk != 512 or len(d) < 2:
+            continue
+        vals = [d[n] for n in sorted(d)]
+        spread = max(vals) - min(vals)
+        verdicts.append(
+            '- vCPUs, auto\'s advantage at 512 KiB (%s) within 10 points from '
+            '%d to %d vCPUs: %s (%s; spread %.0f points).' %
+            (restore, min(d), max(d),
+             '**met**' if spread <= 10 else '**missed** by %.0f points' %
+             (spread - 10),
+             ', '.join('%d: %s' % (n, fmt_pct(d[n])) for n in sorted(d)),
+             spread))
+
+
+def clones_table(rows, out, verdicts):
+    g = group(rows, 'clones', 'clones', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Clones: N VMs restored at once from one snapshot\n')
+    out.append('One memfd of %s MiB (the snapshot, in the page cache), '
+               'mapped MAP_SHARED by every clone; MINOR-mode userfaultfd '
+               'and one handler thread per clone (UFFDIO_CONTINUE of %s '
+               'KiB chunks), one vCPU per clone. Per-VM times are over all '
+               'clones of all rounds; total is the wall time until the last '
+               'clone is done (median over rounds); CPU is per clone '
+               '(vCPU thread + handler thread, CLOCK_THREAD_CPUTIME_ID).\n' %
+               (any_r['mib'], any_r['chunk']))
+    out.append('| N | arm | per-VM median ms | per-VM p95 ms | total ms '
+               '| vCPU CPU ms/VM | handler CPU ms/VM | faults/chunk | samples |')
+    out.append('|---|---|---|---|---|---|---|---|---|')
+    res = {}
+    for (n, arm) in sorted(g, key=lambda k: (k[0], k[1] != 'none')):
+        rs = g[(n, arm)]
+        ms = [r['ms'] for r in rs]
+        tot = med(list({r['round']: r['total_ms'] for r in rs}.values()))
+        res[(n, arm)] = (med(ms), p95(ms), tot)
+        ok = all(r['ok'] for r in rs)
+        out.append('| %d | %s | %.0f | %.0f | %.0f | %.0f | %.1f | %.2f | %d%s |' %
+                   (n, arm, med(ms), p95(ms), tot,
+                    med([r['vcpu_cpu_ms'] for r in rs]),
+                    med([r['handler_cpu_ms'] for r in rs]),
+                    med([r['pf'] / r['chunks'] for r in rs]), len(rs),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    ns = sorted({k[0] for k in g})
+    if ('auto-C' in {k[1] for k in g}) and 1 in ns and max(ns) > 1:
+        nmax = max(ns)
+        base = res[(1, 'auto-C')][0]
+        p = res[(nmax, 'auto-C')][1]
+        ratio = p / base
+        verdicts.append(
+            '- Clones, auto\'s p95 at N = %d within 2x of its N = 1 time: '
+            '%s (p95 %.0f ms against %.0f ms: %.2fx). The guest has 2 vCPUs '
+            'on one TCG thread, so N clones share one host CPU: N = %d '
+            'can at best take %dx the CPU-bound part of N = 1; the per-VM CPU '
+            'time column shows whether the cost per clone grew.' %
+            (nmax, '**met**' if ratio <= 2 else '**missed** by %.2fx' %
+             (ratio - 2), p, base, ratio, nmax, nmax))
+
+
+def mem_table(rows, out, verdicts):
+    g = group(rows, 'mem', 'mib', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Memory size: one vCPU restoring M MiB (copy, %s KiB chunks)\n'
+               % any_r['chunk'])
+    out.append('| MiB | arm | ms | ms per GiB | faults/chunk | prefetched '
+               '| handler copy ms | auto vs none | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|')
+    per_gib = defaultdict(dict)
+    for (mib, arm) in sorted(g, key=lambda k: (k[0], k[1] != 'none')):
+        rs = g[(mib, arm)]
+        ms = med([r['ms'] for r in rs])
+        pg = ms * 1024 / mib
+        per_gib[arm][mib] = pg
+        vs = ''
+        if arm != 'none' and (mib, 'none') in g:
+            vs = fmt_pct(pct(ms, med([r['ms'] for r in g[(mib, 'none')]])))
+        ok = all(r['ok'] for r in rs)
+        out.append('| %d | %s | %.0f | %.0f | %.2f | %.0f | %.0f | %s | %d%s |' %
+                   (mib, arm, ms, pg, med([r['pf'] / r['chunks'] for r in rs]),
+                    med([r['mapped'] for r in rs]),
+                    med([r['copy_ms'] for r in rs]), vs, len(rs),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    for arm, d in sorted(per_gib.items()):
+        if len(d) < 2:
+            continue
+        lo, hi = min(d.values()), max(d.values())
+        dev = (hi / lo - 1) * 100
+        verdicts.append(
+            '- Memory size, %s: per-GiB time within 10%% across %s MiB: %s '
+            '(%s ms/GiB; max/min %+.1f%%).' %
+            (arm, '/'.join(str(m) for m in sorted(d)),
+             '**met**' if dev <= 10 else '**missed** by %.1f points' % (dev - 10),
+             ', '.join('%.0f' % d[m] for m in sorted(d)), dev))
+
+
+def random_table(rows, out, verdicts):
+    g = group(rows, 'random', 'workload', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Random order and sparse touches (one vCPU, %s MiB, copy, '
+               '%s KiB chunks)\n' % (any_r['mib'], any_r['chunk']))
+    out.append('`rand`: chunks in a seeded random order (seed = round), '
+               'every page of a chunk; `rand-sparse` / `seq-sparse`: the first '
+               'page of every 8, chunks random / linear. "wasted": pages '
+               'prefetched that the guest never touched, counted by reading '
+               'every untouched page afterwards with policy none (a page that '
+               'does not fault was mapped).\n')
+    out.append('| workload | arm | ms | vs none | vs best fixed | guest faults '
+               '| faults/chunk | prefetched | wasted | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    order = ['none', 'auto-C', 'auto-8', 'adaptive']
+    for wl in ['rand', 'rand-sparse', 'seq-sparse']:
+        ms = {a: med([r['ms'] for r in g.get((wl, a), [])]) for a in order}
+        if all(math.isnan(v) for v in ms.values()):
+            continue
+        fixed = [ms[a] for a in ('auto-C', 'auto-8') if not math.isnan(ms[a])]
+        best = min(fixed) if fixed else float('nan')
+        for a in order:
+            rs = g.get((wl, a), [])
+            if not rs:
+                continue
+            ok = all(r['ok'] for r in rs)
+            out.append('| %s | %s | %.0f | %s | %s | %.0f | %.2f | %.0f | %.0f | %d%s |' %
+                       (wl, a, ms[a], fmt_pct(pct(ms[a], ms['none'])),
+                        fmt_pct(pct(ms[a], best)) if a != 'none' else '',
+                        med([r['pf'] for r in rs]),
+                        med([r['pf'] / r['chunks'] for r in rs]),
+                        med([r['mapped'] for r in rs]),
+                        med([r['wasted'] for r in rs]), len(rs),
+                        '' if ok else ' (FAIL)'))
+        if not math.isnan(ms['adaptive']):
+            vn, vb = pct(ms['adaptive'], ms['none']), pct(ms['adaptive'], best)
+            verdicts.append(
+                '- Random, %s: adaptive never slower than none: %s (%s); '
+                'within 10%% of the best fixed window: %s (%s).' %
+                (wl, '**met**' if vn <= 0 else '**missed** by %.0f%%' % vn,
+                 fmt_pct(vn), '**met**' if vb <= 10 else
+                 '**missed** by %.0f points' % (vb - 10), fmt_pct(vb)))
+    out.append('')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--lines', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--abi', default='')
+    ap.add_argument('--command', default='')
+    ap.add_argument('--date', default='')
+    ap.add_argument('--vm-seconds', default='')
+    a = ap.parse_args()
+    rows, env, cfg = parse(a.lines)
+    out = ['# Scale benchmark (issue 32)\n',
+           'Made by `%s` on %s (guest kernel %s, test VM in QEMU TCG with '
+           '`-accel tcg,thread=single`; the host has 2 cores shared with '
+           'other jobs, so it was loaded; compare ratios within this run, '
+           'not absolute times). Test VM: %s s. kp.scale=`%s`. Raw lines: '
+           '`scale-lines.txt`; remake with `python3 tests/bench/'
+           'scale-report.py --lines scale-lines.txt --out results.md`.\n' %
+           (a.command or 'make bench-scale', a.date or '?', a.abi or '?',
+            a.vm_seconds or '?', cfg)]
+    bad = [r for r in rows if not r.get('ok', 1)]
+    if bad:
+        out.append('**%d runs had wrong pages or handler errors (ok=0).**\n'
+                   % len(bad))
+    verdicts = []
+    vcpus_table(rows, env, out, verdicts)
+    clones_table(rows, out, verdicts)
+    mem_table(rows, out, verdicts)
+    random_table(rows, out, verdicts)
+    out.append('## Targets (computed from the tables above)\n')
+    out.extend(verdicts)
+    out.append('')
+    with open(a.out, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+    print('\n'.join(out))
+
+
+if __name__ == '__main__':
+    main()
