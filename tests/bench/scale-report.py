@@ -174,36 +174,45 @@ def mem_table(rows, out, verdicts):
     any_r = next(iter(g.values()))[0]
     out.append('## Memory size: one vCPU restoring M MiB (copy, %s KiB chunks)\n'
                % any_r['chunk'])
+    out.append('"outside the copy": the restore time less the handler\'s CPU '
+               'time in UFFDIO_COPY (which the vCPU waits for), per GiB: the '
+               'part that guest faults and prefetch cost.\n')
     out.append('| MiB | arm | ms | ms per GiB | faults/chunk | prefetched '
-               '| handler copy ms | auto vs none | runs |')
-    out.append('|---|---|---|---|---|---|---|---|---|')
+               '| handler copy ms | outside the copy, ms per GiB '
+               '| auto vs none | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
     per_gib = defaultdict(dict)
+    per_gib_nc = defaultdict(dict)
     for (mib, arm) in sorted(g, key=lambda k: (k[0], k[1] != 'none')):
         rs = g[(mib, arm)]
         ms = med([r['ms'] for r in rs])
         pg = ms * 1024 / mib
         per_gib[arm][mib] = pg
+        nc = med([r['ms'] - r['copy_ms'] for r in rs]) * 1024 / mib
+        per_gib_nc[arm][mib] = nc
         vs = ''
         if arm != 'none' and (mib, 'none') in g:
             vs = fmt_pct(pct(ms, med([r['ms'] for r in g[(mib, 'none')]])))
         ok = all(r['ok'] for r in rs)
-        out.append('| %d | %s | %.0f | %.0f | %.2f | %.0f | %.0f | %s | %d%s |' %
+        out.append('| %d | %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.0f | %s | %d%s |' %
                    (mib, arm, ms, pg, med([r['pf'] / r['chunks'] for r in rs]),
                     med([r['mapped'] for r in rs]),
-                    med([r['copy_ms'] for r in rs]), vs, len(rs),
+                    med([r['copy_ms'] for r in rs]), nc, vs, len(rs),
                     '' if ok else ' (FAIL)'))
     out.append('')
-    for arm, d in sorted(per_gib.items()):
-        if len(d) < 2:
-            continue
-        lo, hi = min(d.values()), max(d.values())
-        dev = (hi / lo - 1) * 100
-        verdicts.append(
-            '- Memory size, %s: per-GiB time within 10%% across %s MiB: %s '
-            '(%s ms/GiB; max/min %+.1f%%).' %
-            (arm, '/'.join(str(m) for m in sorted(d)),
-             '**met**' if dev <= 10 else '**missed** by %.1f points' % (dev - 10),
-             ', '.join('%.0f' % d[m] for m in sorted(d)), dev))
+    for what, tab in (('', per_gib), (' outside the copy', per_gib_nc)):
+        for arm, d in sorted(tab.items()):
+            if len(d) < 2:
+                continue
+            lo, hi = min(d.values()), max(d.values())
+            dev = (hi / lo - 1) * 100
+            verdict = ('**met**' if dev <= 10 else
+                       '**missed** by %.1f points' % (dev - 10))
+            verdicts.append(
+                '- Memory size, %s: per-GiB time%s within 10%% across %s '
+                'MiB: %s (%s ms/GiB; max/min %+.1f%%).' %
+                (arm, what, '/'.join(str(m) for m in sorted(d)), verdict,
+                 ', '.join('%.0f' % d[m] for m in sorted(d)), dev))
 
 
 def random_table(rows, out, verdicts):
