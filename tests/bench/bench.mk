@@ -126,7 +126,7 @@ bench-budget: initramfs
 # to $(BENCH_OUT)/scale/scale-lines.txt, tests/bench/scale-report.py
 # makes $(BENCH_OUT)/scale/results.md of them; "make bench-scale-publish"
 # copies both to tests/bench/results/<base>/scale/.  The defaults take
-# about 15-20 minutes under TCG on a loaded 2-core host; larger runs, e.g.
+# about 15 minutes under TCG on a loaded 2-core host; larger runs, e.g.
 #   make bench-scale BENCH_SCALE_ROUNDS=5 BENCH_SCALE_VC_MIB=256 \
 #        BENCH_SCALE_MEM=64:256:1024:2048:4096 BENCH_SCALE_KP_MEM=10G
 # (each BENCH_SCALE_* option is a kp.scale= key of bench_scale.c; one
@@ -143,12 +143,13 @@ BENCH_SCALE_CL_N	?= 1:2:4:8
 BENCH_SCALE_CL_CHUNK	?= 512
 BENCH_SCALE_MEM		?= 64:256:1024:2048
 BENCH_SCALE_MEM_CHUNK	?= 2048
-BENCH_SCALE_MEM_ROUNDS	?= 2
+BENCH_SCALE_MEM_ROUNDS	?= 3
 BENCH_SCALE_RND_MIB	?= 64
 BENCH_SCALE_RND_CHUNK	?= 512
+BENCH_SCALE_RND_ROUNDS	?= 5
 BENCH_SCALE_KP_MEM	?= 6G
 BENCH_SCALE_TIMEOUT	?= 3000
-BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK)
+BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS)
 BENCH_SCALE_OUT	= $(BENCH_OUT)/scale
 BENCH_SCALE_LOG	= $(VMDIR)/bench-scale.log
 

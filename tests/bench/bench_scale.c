@@ -40,8 +40,8 @@
  *   dims=vcpus:clones:mem:random rounds=3
  *   vc_mib=64 vc_vcpus=1:2:4:8 vc_chunks=512:2048 vc_zc=1
  *   cl_mib=64 cl_n=1:2:4:8 cl_chunk=512
- *   mem_sizes=64:256:1024:2048 mem_chunk=2048 mem_rounds=2
- *   rnd_mib=64 rnd_chunk=512
+ *   mem_sizes=64:256:1024:2048 mem_chunk=2048 mem_rounds=3
+ *   rnd_mib=64 rnd_chunk=512 rnd_rounds=5
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -85,7 +85,7 @@ static const struct arm arm_adaptive = { "adaptive", "adaptive", 0 };
 /* Options. */
 static bool dim_vcpus = true, dim_clones = true, dim_mem = true,
 	dim_random = true;
-static unsigned int rounds = 3, mem_rounds = 2;
+static unsigned int rounds = 3, mem_rounds = 3, rnd_rounds = 5;
 static unsigned int vc_mib = 64, cl_mib = 64, rnd_mib = 64;
 static unsigned int vc_vcpus[MAX_LIST] = { 1, 2, 4, 8 }, nr_vc_vcpus = 4;
 static unsigned int vc_chunks[MAX_LIST] = { 512, 2048 }, nr_vc_chunks = 2;
@@ -737,7 +737,7 @@ static void dim_random_run(const char *src)
 	uint64_t t0 = kt_now_ns();
 	unsigned int r, w, k;
 
-	for (r = 1; r <= rounds; r++)
+	for (r = 1; r <= rnd_rounds; r++)
 		for (w = 0; w < NR_WORKLOADS; w++)
 			for (k = 0; k < 4; k++)
 				run_random(src, w, arms[r % 2 ? k : 3 - k], r);
@@ -808,6 +808,8 @@ static bool parse_cmdline(void)
 			mem_rounds = atoi(v);
 		} else if (!strcmp(tok, "rnd_mib")) {
 			rnd_mib = atoi(v);
+		} else if (!strcmp(tok, "rnd_rounds")) {
+			rnd_rounds = atoi(v);
 		} else if (!strcmp(tok, "rnd_chunk")) {
 			rnd_chunk = atoi(v);
 		} else {
