@@ -124,7 +124,8 @@ bench-budget: initramfs
 # boot of the test VM with KP_MEM=$(BENCH_SCALE_KP_MEM) (the 2 GiB
 # restore needs its source and its guest memory).  Its @@SCALE lines go
 # to $(BENCH_OUT)/scale/scale-lines.txt, tests/bench/scale-report.py
-# makes $(BENCH_OUT)/scale/results.md of them; "make bench-scale-publish"
+# makes $(BENCH_OUT)/scale/results.md (and results-scale.png with
+# gnuplot) of them; "make bench-scale-publish"
 # copies both to tests/bench/results/<base>/scale/.  The defaults take
 # about 15 minutes under TCG on a loaded 2-core host; larger runs, e.g.
 #   make bench-scale BENCH_SCALE_ROUNDS=5 BENCH_SCALE_VC_MIB=256 \
@@ -182,4 +183,5 @@ bench-scale-report:
 bench-scale-publish:
 	@mkdir -p tests/bench/results/$(KERNEL)/scale
 	cp $(BENCH_SCALE_OUT)/results.md $(BENCH_SCALE_OUT)/scale-lines.txt \
+		$(wildcard $(BENCH_SCALE_OUT)/results-scale.*) \
 		tests/bench/results/$(KERNEL)/scale/

@@ -13,6 +13,9 @@ same boot, interleaved.
 """
 import argparse
 import math
+import os
+import subprocess
+import sys
 import statistics as st
 from collections import defaultdict
 
@@ -290,6 +293,60 @@ def random_table(rows, out, verdicts):
     out.append('')
 
 
+def plot(rows, png):
+    """Two panels: clones' per-VM median and p95 against N, and the
+    memory dimension's time per GiB against the size (gnuplot)."""
+    cl = group(rows, 'clones', 'clones', 'arm')
+    mem = group(rows, 'mem', 'mib', 'arm')
+    if not cl and not mem:
+        return
+    data = []
+    for arm in ('none', 'auto-C'):
+        data.append('# clones %s: N median p95' % arm)
+        for n in sorted({k[0] for k in cl if k[1] == arm}):
+            ms = [r['ms'] for r in cl[(n, arm)]]
+            data.append('%d %.1f %.1f' % (n, med(ms), p95(ms)))
+        data.append('\n')
+    for arm in ('none', 'auto-C'):
+        data.append('# mem %s: MiB s/GiB' % arm)
+        for m in sorted({k[0] for k in mem if k[1] == arm}):
+            data.append('%d %.3f' % (m, med([r['ms'] for r in mem[(m, arm)]])
+                                     * 1024 / m / 1000))
+        data.append('\n')
+    dat = png[:-4] + '.dat'
+    with open(dat, 'w') as f:
+        f.write('\n'.join(data) + '\n')
+    script = f"""
+set terminal pngcairo size 1100,450 font 'sans,10' noenhanced
+set output '{png}'
+set multiplot layout 1,2
+set title 'Clones of one snapshot (zero-copy): per-VM restore time'
+set xlabel 'clones restored at once'
+set ylabel 'ms'
+set logscale xy
+set xtics (1,2,4,8)
+set key top left
+plot '{dat}' index 0 using 1:2 with linespoints title 'none median', \\
+     '{dat}' index 0 using 1:3 with linespoints dt 2 title 'none p95', \\
+     '{dat}' index 1 using 1:2 with linespoints title 'auto median', \\
+     '{dat}' index 1 using 1:3 with linespoints dt 2 title 'auto p95'
+set title 'Memory size (copy, 2 MiB chunks): time per GiB'
+set xlabel 'MiB restored'
+set ylabel 's per GiB'
+set logscale x
+unset logscale y
+set yrange [0:*]
+set xtics (64,256,1024,2048,4096)
+plot '{dat}' index 2 using 1:2 with linespoints title 'none', \\
+     '{dat}' index 3 using 1:2 with linespoints title 'auto nr=C/4K'
+unset multiplot
+"""
+    try:
+        subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print('scale-report: gnuplot failed: %s' % e, file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--lines', required=True)
@@ -321,6 +378,11 @@ def main():
     out.append('## Targets (computed from the tables above)\n')
     out.extend(verdicts)
     out.append('')
+    png = os.path.join(os.path.dirname(os.path.abspath(a.out)),
+                       'results-scale.png')
+    plot(rows, png)
+    if os.path.exists(png):
+        out.insert(1, '![clones and memory size](results-scale.png)\n')
     with open(a.out, 'w') as f:
         f.write('\n'.join(out) + '\n')
     print('\n'.join(out))
