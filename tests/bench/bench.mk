@@ -118,3 +118,70 @@ bench-budget: initramfs
 		--log $(VMDIR)/bench-budget.log --timeout $(BENCH_TIMEOUT) \
 		--append "kp.tests=bench_budget kp.budget=$(BUDGET_MIB),$(BUDGET_ROUNDS)" | \
 		tee $(BENCH_OUT)/budget.txt
+
+# The scale benchmark (issue 32, tests/bench/bench_scale.c): vCPUs,
+# clones of one snapshot, memory size and random/sparse order, in one
+# boot of the test VM with KP_MEM=$(BENCH_SCALE_KP_MEM) (the 2 GiB
+# restore needs its source and its guest memory).  Its @@SCALE lines go
+# to $(BENCH_OUT)/scale/scale-lines.txt, tests/bench/scale-report.py
+# makes $(BENCH_OUT)/scale/results.md (and results-scale.png with
+# gnuplot) of them; "make bench-scale-publish"
+# copies both to tests/bench/results/<base>/scale/.  The defaults take
+# about 15 minutes under TCG on a loaded 2-core host; larger runs, e.g.
+#   make bench-scale BENCH_SCALE_ROUNDS=5 BENCH_SCALE_VC_MIB=256 \
+#        BENCH_SCALE_MEM=64:256:1024:2048:4096 BENCH_SCALE_KP_MEM=10G
+# (each BENCH_SCALE_* option is a kp.scale= key of bench_scale.c; one
+# dimension alone: BENCH_SCALE_DIMS=clones).
+.PHONY: bench-scale bench-scale-report bench-scale-publish
+BENCH_SCALE_DIMS	?= vcpus:clones:mem:random
+BENCH_SCALE_ROUNDS	?= 3
+BENCH_SCALE_VC_MIB	?= 64
+BENCH_SCALE_VC_VCPUS	?= 1:2:4:8
+BENCH_SCALE_VC_CHUNKS	?= 512:2048
+BENCH_SCALE_VC_ZC	?= 1
+BENCH_SCALE_CL_MIB	?= 64
+BENCH_SCALE_CL_N	?= 1:2:4:8
+BENCH_SCALE_CL_CHUNK	?= 512
+BENCH_SCALE_MEM		?= 64:256:1024:2048
+BENCH_SCALE_MEM_CHUNK	?= 2048
+BENCH_SCALE_MEM_ROUNDS	?= 3
+BENCH_SCALE_RND_MIB	?= 64
+BENCH_SCALE_RND_CHUNK	?= 512
+BENCH_SCALE_RND_ROUNDS	?= 5
+BENCH_SCALE_KP_MEM	?= 6G
+BENCH_SCALE_TIMEOUT	?= 3000
+BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS)
+BENCH_SCALE_OUT	= $(BENCH_OUT)/scale
+BENCH_SCALE_LOG	= $(VMDIR)/bench-scale.log
+
+ifneq ($(filter bench-scale,$(MAKECMDGOALS)),)
+initramfs: bench-bin
+endif
+
+bench-scale: python3-dep initramfs
+	@mkdir -p $(BENCH_SCALE_OUT)
+	@start=$$(date +%s); rc=0; \
+	echo "make bench-scale $(BENCH_SCALE_ARGS) KP_MEM=$(BENCH_SCALE_KP_MEM)" > $(BENCH_SCALE_OUT)/command; \
+	date -u '+%Y-%m-%d %H:%M UTC' > $(BENCH_SCALE_OUT)/date; \
+	KP_MEM=$(BENCH_SCALE_KP_MEM) tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
+		--log $(BENCH_SCALE_LOG) --timeout $(BENCH_SCALE_TIMEOUT) \
+		--append "kp.tests=bench_scale kp.scale=$(BENCH_SCALE_ARGS)" || rc=$$?; \
+	echo "$$(( $$(date +%s) - start ))" > $(BENCH_SCALE_OUT)/vm-seconds; \
+	$(MAKE) --no-print-directory bench-scale-report || rc=1; \
+	exit $$rc
+
+bench-scale-report:
+	@mkdir -p $(BENCH_SCALE_OUT)
+	grep -a '@@SCALE' $(BENCH_SCALE_LOG) | tr -d '\r' > $(BENCH_SCALE_OUT)/scale-lines.txt
+	python3 tests/bench/scale-report.py --lines $(BENCH_SCALE_OUT)/scale-lines.txt \
+		--out $(BENCH_SCALE_OUT)/results.md --abi "$(ABI)" \
+		--command "$$(cat $(BENCH_SCALE_OUT)/command 2>/dev/null)" \
+		--date "$$(cat $(BENCH_SCALE_OUT)/date 2>/dev/null)" \
+		--vm-seconds "$$(cat $(BENCH_SCALE_OUT)/vm-seconds 2>/dev/null)"
+
+bench-scale-publish:
+	@mkdir -p tests/bench/results/$(KERNEL)/scale
+	cp $(BENCH_SCALE_OUT)/results.md $(BENCH_SCALE_OUT)/scale-lines.txt \
+		$(wildcard $(BENCH_SCALE_OUT)/results-scale.*) \
+		tests/bench/results/$(KERNEL)/scale/

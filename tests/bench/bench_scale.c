@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_scale - how the cost of a userfaultfd restore grows (issue 32),
+ * run inside the test VM by "make bench-scale" (kp.mode=test,
+ * kp.tests=bench_scale, arguments in kp.scale=k=v,k=v on the kernel
+ * command line).  Without kp.scale= (e.g. under "make bench", which runs
+ * every bench* program) it SKIPs at once.
+ *
+ * Every guest runs in kvmtest's irqchip mode (in-kernel irqchip, IF=1:
+ * the first fault of a chunk goes through async #PF), as bench.c's main
+ * table.  Four dimensions, each printing one "@@SCALE dim=... key=value"
+ * line per run (tests/bench/scale-report.py makes the tables):
+ *
+ *  vcpus   one VM with 1/2/4/8 vCPUs; vc_mib MiB split into equal
+ *          disjoint parts, one memslot, userfaultfd range and handler
+ *          thread per vCPU; copy restore (MISSING, UFFDIO_COPY) and
+ *          zero-copy (MINOR over a memfd, UFFDIO_CONTINUE); chunks
+ *          vc_chunks KiB; arms none and auto nr=C/4K.
+ *  clones  N VMs (1 vCPU each) restored at once from one snapshot: one
+ *          memfd holding cl_mib MiB, mapped MAP_SHARED by every clone,
+ *          one MINOR-mode userfaultfd and handler thread per clone
+ *          (UFFDIO_CONTINUE); per clone the wall time of its pass, its
+ *          vCPU thread's and its handler thread's CPU time.
+ *  mem     one vCPU restoring mem_sizes MiB (copy) at mem_chunk KiB
+ *          chunks (kt_bench's ktb_run(), vCPU and handler pinned).
+ *  random  one vCPU, rnd_mib MiB at rnd_chunk KiB chunks (copy, pinned);
+ *          the guest touches the chunks in a seeded random order (one
+ *          KVM_RUN per chunk), every page ("rand") or the first page of
+ *          every 8 ("rand-sparse", and "seq-sparse" in linear order);
+ *          arms none, auto nr=C/4K, auto nr=8, adaptive.  Afterwards the
+ *          policy is set to none and the guest reads every page it did
+ *          not touch: each of those that does not fault was prefetched
+ *          and never used ("wasted").
+ *
+ * In each round the arms of one point run back to back, in reverse
+ * order in even rounds.  Every run verifies every page; a wrong page is
+ * a FAIL line (ok=0), not a number.
+ *
+ * Arguments (kp.scale=, comma separated; lists colon separated):
+ *   dims=vcpus:clones:mem:random rounds=3
+ *   vc_mib=64 vc_vcpus=1:2:4:8 vc_chunks=512:2048 vc_zc=1
+ *   cl_mib=64 cl_n=1:2:4:8 cl_chunk=512
+ *   mem_sizes=64:256:1024:2048 mem_chunk=2048 mem_rounds=3
+ *   rnd_mib=64 rnd_chunk=512 rnd_rounds=5
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+#include "kt_uffd.h"
+#include "kt_bench.h"
+
+#define GPA		0x400000ULL	/* 2 MiB aligned, as kt_bench's */
+#define ALIGN_2M	(2ULL << 20)
+#define MAX_LIST	8
+#define MAX_CLONES	8
+#define SPARSE		8		/* 1 page in SPARSE */
+
+struct arm {
+	const char *id;
+	const char *policy;
+	int nr;			/* -1: chunk / 4 KiB */
+};
+
+static const struct arm arm_none = { "none", "none", 0 };
+static const struct arm arm_auto_c = { "auto-C", "auto", -1 };
+static const struct arm arm_auto_8 = { "auto-8", "auto", 8 };
+static const struct arm arm_adaptive = { "adaptive", "adaptive", 0 };
+
+/* Options. */
+static bool dim_vcpus = true, dim_clones = true, dim_mem = true,
+	dim_random = true;
+static unsigned int rounds = 3, mem_rounds = 3, rnd_rounds = 5;
+static unsigned int vc_mib = 64, cl_mib = 64, rnd_mib = 64;
+static unsigned int vc_vcpus[MAX_LIST] = { 1, 2, 4, 8 }, nr_vc_vcpus = 4;
+static unsigned int vc_chunks[MAX_LIST] = { 512, 2048 }, nr_vc_chunks = 2;
+static bool vc_zc = true;
+static unsigned int cl_n[MAX_LIST] = { 1, 2, 4, 8 }, nr_cl_n = 4;
+static unsigned int cl_chunk = 512, mem_chunk = 2048, rnd_chunk = 512;
+static unsigned int mem_sizes[MAX_LIST] = { 64, 256, 1024, 2048 },
+	nr_mem_sizes = 4;
+
+static unsigned int nr_runs, nr_bad;
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint32_t arm_nr(const struct arm *a, uint64_t chunk)
+{
+	return a->nr < 0 ? chunk / KT_PAGE_SIZE : (uint32_t)a->nr;
+}
+
+static uint32_t arm_gup(const struct arm *a)
+{
+	return strcmp(a->policy, "none") ? KVM_PREFETCH_GUP_NOFAULT : 0;
+}
+
+/* An irqchip VM with @a's policy; a refused policy ends the program. */
+static struct kt_vm *vm_new(const struct arm *a, uint64_t chunk)
+{
+	struct kt_vm *vm = kt_vm_create_mode(KT_GUEST_IRQCHIP);
+	int ret = ktsys_set_policy(vm->fd, a->policy, arm_nr(a, chunk),
+				   arm_gup(a));
+
+	KT_ASSERT(!ret, "KVM_SET_PREFETCH_POLICY %s nr %u: %s", a->policy,
+		  arm_nr(a, chunk), strerror(-ret));
+	return vm;
+}
+
+/* The vCPU's counters of interest. */
+struct ctr {
+	uint64_t pf, mapped, windows;
+};
+
+static void ctr_add(struct ctr *c, struct kt_vcpu *v)
+{
+	c->pf += kt_vcpu_stat_get(v, "pf_taken");
+	c->mapped += kt_vcpu_stat_get(v, "prefetch_mapped");
+	c->windows += kt_vcpu_stat_get(v, "prefetch_windows");
+}
+
+static void ctr_sub(struct ctr *a, const struct ctr *b)
+{
+	a->pf -= b->pf;
+	a->mapped -= b->mapped;
+	a->windows -= b->windows;
+}
+
+/* ---- concurrent passes ---------------------------------------------- */
+
+struct job {
+	struct kt_vcpu *vcpu;
+	pthread_barrier_t *bar;
+	uint32_t start, end;
+	uint64_t wall_ns, cpu_ns;
+	pthread_t th;
+};
+
+static void *job_fn(void *arg)
+{
+	struct job *j = arg;
+	uint64_t t0, c0;
+
+	kt_touch_setup(j->vcpu, j->start, j->end, 0, KT_TOUCH_WRITE);
+	pthread_barrier_wait(j->bar);
+	t0 = kt_now_ns();
+	c0 = cpu_ns();
+	kt_vcpu_run_done(j->vcpu);
+	j->cpu_ns = cpu_ns() - c0;
+	j->wall_ns = kt_now_ns() - t0;
+	return NULL;
+}
+
+/* Start all @n jobs at once; the wall time until the last one is done. */
+static uint64_t jobs_run(struct job *j, unsigned int n)
+{
+	pthread_barrier_t bar;
+	unsigned int i;
+	uint64_t t0;
+
+	pthread_barrier_init(&bar, NULL, n + 1);
+	for (i = 0; i < n; i++) {
+		j[i].bar = &bar;
+		KT_ASSERT(!pthread_create(&j[i].th, NULL, job_fn, &j[i]),
+			  "pthread_create");
+	}
+	pthread_barrier_wait(&bar);
+	t0 = kt_now_ns();
+	for (i = 0; i < n; i++)
+		pthread_join(j[i].th, NULL);
+	t0 = kt_now_ns() - t0;
+	pthread_barrier_destroy(&bar);
+	return t0;
+}
+
+/*
+ * Pages of @mem (guest address @gpa on) that are wrong: dword 0 must be
+ * the page's gpa where @touched says so (all pages if @touched is NULL),
+ * else @src's; the rest @src's.
+ */
+static uint64_t bad_pages(const char *mem, const char *src, uint64_t pages,
+			  uint64_t gpa, const uint8_t *touched)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < pages; i++) {
+		const char *p = mem + i * KT_PAGE_SIZE;
+		const char *s = src + i * KT_PAGE_SIZE;
+		uint32_t want = !touched || touched[i] ?
+			(uint32_t)(gpa + i * KT_PAGE_SIZE) :
+			*(const uint32_t *)s;
+
+		if (*(const uint32_t *)p == want &&
+		    !memcmp(p + 4, s + 4, KT_PAGE_SIZE - 4))
+			continue;
+		if (!bad++)
+			kt_info("scale: page %llu (gpa 0x%llx) wrong: dword0 0x%x want 0x%x",
+				(unsigned long long)i,
+				(unsigned long long)(gpa + i * KT_PAGE_SIZE),
+				*(const uint32_t *)p, want);
+	}
+	return bad;
+}
+
+static void judge(bool ok, const char *what)
+{
+	nr_runs++;
+	if (!ok) {
+		nr_bad++;
+		kt_fail("scale: %s", what);
+	}
+}
+
+/* ---- dimension 1: vCPUs ---------------------------------------------- */
+
+static void run_vcpus(const char *src, unsigned int n, uint64_t chunk,
+		      bool zc, const struct arm *a, unsigned int round)
+{
+	uint64_t size = (uint64_t)vc_mib << 20, part = size / n, bad = 0;
+	uint64_t events = 0, filled = 0, dup = 0, errs = 0, wall, cpu = 0;
+	struct kt_uffd *u[KTB_MAX_VCPUS];
+	struct kt_vcpu *v[KTB_MAX_VCPUS];
+	struct job j[KTB_MAX_VCPUS];
+	struct ctr c0 = { 0 }, c1 = { 0 };
+	char what[200];
+	struct kt_vm *vm;
+	unsigned int i;
+	bool ok = true;
+
+	KT_ASSERT(n <= KTB_MAX_VCPUS && part % chunk == 0,
+		  "vcpus %u chunk %llu", n, (unsigned long long)chunk);
+	vm = vm_new(a, chunk);
+	for (i = 0; i < n; i++) {
+		const char *s = src + i * part;
+
+		u[i] = zc ? kt_uffd_create_minor(part, ALIGN_2M, s, chunk) :
+			    kt_uffd_create_alloc(part, ALIGN_2M, s, chunk);
+		kt_vm_add_slot(vm, 1 + i, GPA + i * part, part, 0,
+			       kt_uffd_base(u[i]));
+	}
+	for (i = 0; i < n; i++) {
+		v[i] = kt_vcpu_add(vm, i);
+		kt_touch(v[i], GPA, GPA, 0, KT_TOUCH_READ);
+		j[i] = (struct job){ .vcpu = v[i],
+				     .start = GPA + i * part,
+				     .end = GPA + (i + 1) * part };
+	}
+	for (i = 0; i < n; i++)
+		ctr_add(&c0, v[i]);
+	wall = jobs_run(j, n);
+	for (i = 0; i < n; i++) {
+		ctr_add(&c1, v[i]);
+		cpu += j[i].cpu_ns;
+	}
+	ctr_sub(&c1, &c0);
+	for (i = 0; i < n; i++) {
+		if (!kt_uffd_quiesce(u[i], 10000))
+			ok = false;
+		events += kt_uffd_events(u[i]);
+		filled += kt_uffd_populated(u[i]);
+		dup += kt_uffd_eexist(u[i]);
+		errs += kt_uffd_errors(u[i]);
+		bad += bad_pages(kt_uffd_base(u[i]), src + i * part,
+				 part / KT_PAGE_SIZE, GPA + i * part, NULL);
+	}
+	ok = ok && !bad && !errs && filled == size / chunk;
+	snprintf(what, sizeof(what),
+		 "vcpus %s n=%u chunk=%lluK %s round %u: %llu bad pages, %llu errors, %llu of %llu chunks",
+		 a->id, n, (unsigned long long)chunk >> 10,
+		 zc ? "zc" : "copy", round, (unsigned long long)bad,
+		 (unsigned long long)errs, (unsigned long long)filled,
+		 (unsigned long long)(size / chunk));
+	judge(ok, what);
+	printf("@@SCALE dim=vcpus arm=%s nr=%u restore=%s chunk=%llu mib=%u vcpus=%u round=%u ms=%.3f vcpu_cpu_ms=%.3f chunks=%llu events=%llu dup=%llu pf=%llu windows=%llu mapped=%llu ok=%d\n",
+	       a->id, arm_nr(a, chunk), zc ? "zc" : "copy",
+	       (unsigned long long)chunk >> 10, vc_mib, n, round, wall / 1e6,
+	       cpu / 1e6, (unsigned long long)(size / chunk),
+	       (unsigned long long)events, (unsigned long long)dup,
+	       (unsigned long long)c1.pf, (unsigned long long)c1.windows,
+	       (unsigned long long)c1.mapped, ok);
+	fflush(stdout);
+	for (i = 0; i < n; i++)
+		kt_vcpu_free(v[i]);
+	kt_vm_free(vm);
+	for (i = 0; i < n; i++)
+		kt_uffd_destroy(u[i]);
+}
+
+static void dim_vcpus_run(const char *src)
+{
+	const struct arm *arms[2] = { &arm_none, &arm_auto_c };
+	unsigned int r, ci, ni, z, k;
+	uint64_t t0 = kt_now_ns();
+
+	for (r = 1; r <= rounds; r++)
+		for (z = 0; z <= (vc_zc ? 1u : 0u); z++)
+			for (ci = 0; ci < nr_vc_chunks; ci++)
+				for (ni = 0; ni < nr_vc_vcpus; ni++)
+					for (k = 0; k < 2; k++)
+						run_vcpus(src, vc_vcpus[ni],
+							  (uint64_t)vc_chunks[ci] << 10,
+							  z, arms[r % 2 ? k : 1 - k], r);
+	kt_info("scale: vcpus done in %.0f s", (kt_now_ns() - t0) / 1e9);
+}
+
+/* ---- dimension 2: clones of one snapshot --------------------------- */
+
+/* A MINOR-mode handler of one clone's mapping of the shared memfd. */
+struct hnd {
+	int uffd, stop_fd;
+	char *base;
+	uint64_t size, chunk;
+	uint64_t events, dup, errors, filled, cpu_ns;
+	pthread_t th;
+};
+
+/* UFFDIO_CONTINUE over [@off, @off + @len); pages already there skipped. */
+static void hnd_continue(struct hnd *h, uint64_t off, uint64_t len,
+			 bool wake, uint64_t *hits)
+{
+	uint64_t done = 0;
+
+	while (done < len) {
+		struct uffdio_continue c = {
+			.range = { (uintptr_t)h->base + off + done, len - done },
+			.mode = wake ? 0 : UFFDIO_CONTINUE_MODE_DONTWAKE,
+		};
+
+		if (!ioctl(h->uffd, UFFDIO_CONTINUE, &c))
+			return;
+		if (c.mapped > 0) {
+			done += c.mapped;
+		} else if (errno == EEXIST) {
+			(*hits)++;
+			done += KT_PAGE_SIZE;
+		} else if (errno != EAGAIN) {
+			h->errors++;
+			kt_info("scale: UFFDIO_CONTINUE: %s", strerror(errno));
+			return;
+		}
+	}
+}
+
+/* As kt_uffd: the part after the faulting page first, unwoken. */
+static void hnd_event(struct hnd *h, uint64_t addr)
+{
+	uint64_t off, fault, head, len = h->chunk, hits = 0;
+
+	if (addr < (uintptr_t)h->base || addr >= (uintptr_t)h->base + h->size) {
+		h->errors++;
+		return;
+	}
+	off = (addr - (uintptr_t)h->base) & ~(h->chunk - 1);
+	fault = (addr & ~(KT_PAGE_SIZE - 1)) - (uintptr_t)h->base;
+	head = fault + KT_PAGE_SIZE - off;
+	if (head < len)
+		hnd_continue(h, off + head, len - head, false, &hits);
+	hnd_continue(h, off, head, true, &hits);
+	if (hits) {
+		struct uffdio_range rg = { (uintptr_t)h->base + off, len };
+
+		h->dup += hits;
+		if (ioctl(h->uffd, UFFDIO_WAKE, &rg))
+			h->errors++;
+	}
+	if (hits * KT_PAGE_SIZE < len)
+		h->filled++;
+}
+
+static void *hnd_fn(void *arg)
+{
+	struct hnd *h = arg;
+	uint64_t c0 = cpu_ns();
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = h->uffd, .events = POLLIN },
+			{ .fd = h->stop_fd, .events = POLLIN },
+		};
+		struct uffd_msg msg;
+		ssize_t n;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			h->errors++;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		n = read(h->uffd, &msg, sizeof(msg));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n != sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT) {
+			h->errors++;
+			break;
+		}
+		h->events++;
+		hnd_event(h, msg.arg.pagefault.address);
+	}
+	h->cpu_ns = cpu_ns() - c0;
+	return NULL;
+}
+
+/* Map @memfd shared at a 2 MiB-aligned address; *@alloc for munmap. */
+static char *map_shared_aligned(int memfd, uint64_t size, char **alloc)
+{
+	char *p = mmap(NULL, size + ALIGN_2M, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *a;
+
+	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	a = (char *)(((uintptr_t)p + ALIGN_2M - 1) & ~(ALIGN_2M - 1));
+	KT_ASSERT(mmap(a, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		       memfd, 0) == a, "mmap memfd: %s", strerror(errno));
+	*alloc = p;
+	return a;
+}
+
+static void hnd_start(struct hnd *h, char *base, uint64_t size,
+		      uint64_t chunk)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_MINOR_SHMEM };
+	struct uffdio_register reg = {
+		.range = { (uintptr_t)base, size },
+		.mode = UFFDIO_REGISTER_MODE_MINOR,
+	};
+
+	memset(h, 0, sizeof(*h));
+	h->base = base;
+	h->size = size;
+	h->chunk = chunk;
+	h->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	KT_REQUIRE(h->uffd >= 0, "userfaultfd: %s", strerror(errno));
+	KT_REQUIRE(!ioctl(h->uffd, UFFDIO_API, &api),
+		   "UFFDIO_API MINOR_SHMEM: %s", strerror(errno));
+	KT_ASSERT(!madvise(base, size, MADV_NOHUGEPAGE), "madvise: %s",
+		  strerror(errno));
+	KT_ASSERT(!ioctl(h->uffd, UFFDIO_REGISTER, &reg),
+		  "UFFDIO_REGISTER MINOR: %s", strerror(errno));
+	h->stop_fd = eventfd(0, EFD_CLOEXEC);
+	KT_ASSERT(h->stop_fd >= 0, "eventfd: %s", strerror(errno));
+	KT_ASSERT(!pthread_create(&h->th, NULL, hnd_fn, h), "pthread_create");
+}
+
+/* Stop the handler; the vCPUs are done, so no event is in flight. */
+static void hnd_stop(struct hnd *h)
+{
+	uint64_t one = 1;
+
+	KT_ASSERT(write(h->stop_fd, &one, sizeof(one)) == sizeof(one),
+		  "eventfd write");
+	pthread_join(h->th, NULL);
+	close(h->uffd);
+	close(h->stop_fd);
+}
+
+static void run_clones(const char *src, int memfd, unsigned int n,
+		       const struct arm *a, unsigned int round)
+{
+	uint64_t size = (uint64_t)cl_mib << 20, chunk = (uint64_t)cl_chunk << 10;
+	struct kt_vm *vm[MAX_CLONES];
+	struct kt_vcpu *v[MAX_CLONES];
+	char *mem[MAX_CLONES], *alloc[MAX_CLONES];
+	struct hnd h[MAX_CLONES];
+	struct job j[MAX_CLONES];
+	struct ctr c0[MAX_CLONES], c1[MAX_CLONES];
+	uint64_t total, bad;
+	char what[200];
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; i < n; i++) {
+		vm[i] = vm_new(a, chunk);
+		mem[i] = map_shared_aligned(memfd, size, &alloc[i]);
+		hnd_start(&h[i], mem[i], size, chunk);
+		kt_vm_add_slot(vm[i], 1, GPA, size, 0, mem[i]);
+		v[i] = kt_vcpu_add(vm[i], 0);
+		kt_touch(v[i], GPA, GPA, 0, KT_TOUCH_READ);
+		j[i] = (struct job){ .vcpu = v[i], .start = GPA,
+				     .end = GPA + size };
+		memset(&c0[i], 0, sizeof(c0[i]));
+		memset(&c1[i], 0, sizeof(c1[i]));
+		ctr_add(&c0[i], v[i]);
+	}
+	total = jobs_run(j, n);
+	for (i = 0; i < n; i++) {
+		ctr_add(&c1[i], v[i]);
+		ctr_sub(&c1[i], &c0[i]);
+		hnd_stop(&h[i]);
+	}
+	for (i = 0; i < n; i++) {
+		bad = bad_pages(mem[i], src, size / KT_PAGE_SIZE, GPA, NULL);
+		ok = !bad && !h[i].errors && h[i].filled == size / chunk;
+		snprintf(what, sizeof(what),
+			 "clones %s n=%u clone %u round %u: %llu bad pages, %llu errors, %llu of %llu chunks",
+			 a->id, n, i, round, (unsigned long long)bad,
+			 (unsigned long long)h[i].errors,
+			 (unsigned long long)h[i].filled,
+			 (unsigned long long)(size / chunk));
+		judge(ok, what);
+		printf("@@SCALE dim=clones arm=%s nr=%u restore=zc chunk=%u mib=%u clones=%u clone=%u round=%u ms=%.3f total_ms=%.3f vcpu_cpu_ms=%.3f handler_cpu_ms=%.3f chunks=%llu events=%llu dup=%llu pf=%llu windows=%llu mapped=%llu ok=%d\n",
+		       a->id, arm_nr(a, chunk), cl_chunk, cl_mib, n, i, round,
+		       j[i].wall_ns / 1e6, total / 1e6, j[i].cpu_ns / 1e6,
+		       h[i].cpu_ns / 1e6, (unsigned long long)(size / chunk),
+		       (unsigned long long)h[i].events,
+		       (unsigned long long)h[i].dup,
+		       (unsigned long long)c1[i].pf,
+		       (unsigned long long)c1[i].windows,
+		       (unsigned long long)c1[i].mapped, ok);
+	}
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		kt_vcpu_free(v[i]);
+		kt_vm_free(vm[i]);
+		munmap(alloc[i], size + ALIGN_2M);
+	}
+}
+
+static void dim_clones_run(const char *src)
+{
+	const struct arm *arms[2] = { &arm_none, &arm_auto_c };
+	uint64_t size = (uint64_t)cl_mib << 20, t0 = kt_now_ns();
+	unsigned int r, ni, k;
+	char *fill;
+	int memfd;
+
+	/* The snapshot: one memfd whose page cache holds it. */
+	memfd = memfd_create("scale-snapshot", MFD_CLOEXEC);
+	KT_REQUIRE(memfd >= 0, "memfd_create: %s", strerror(errno));
+	KT_ASSERT(!ftruncate(memfd, size), "ftruncate: %s", strerror(errno));
+	fill = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	KT_ASSERT(fill != MAP_FAILED, "mmap memfd: %s", strerror(errno));
+	memcpy(fill, src, size);
+	munmap(fill, size);
+
+	for (r = 1; r <= rounds; r++)
+		for (ni = 0; ni < nr_cl_n; ni++)
+			for (k = 0; k < 2; k++)
+				run_clones(src, memfd, cl_n[ni],
+					   arms[r % 2 ? k : 1 - k], r);
+	close(memfd);
+	kt_info("scale: clones done in %.0f s", (kt_now_ns() - t0) / 1e9);
+}
+
+/* ---- dimension 3: memory size ------------------------------------- */
+
+static void dim_mem_run(const char *src)
+{
+	const struct arm *arms[2] = { &arm_none, &arm_auto_c };
+	uint64_t chunk = (uint64_t)mem_chunk << 10, t0 = kt_now_ns();
+	unsigned int r, si, k;
+
+	for (r = 1; r <= mem_rounds; r++)
+		for (si = 0; si < nr_mem_sizes; si++)
+			for (k = 0; k < 2; k++) {
+				const struct arm *a = arms[r % 2 ? k : 1 - k];
+				struct ktb_config kc = {
+					.policy = a->policy,
+					.nr_pages = arm_nr(a, chunk),
+					.gup = arm_gup(a),
+					.vcpus = 1,
+					.pin = true,
+					.cpu = 0,
+					.mode = KT_GUEST_IRQCHIP,
+				};
+				struct ktb_result res;
+				char what[200];
+				int ret;
+
+				ret = ktb_run(src, (uint64_t)mem_sizes[si] << 20,
+					      chunk, &kc, &res);
+				KT_ASSERT(!ret, "ktb_run %s: %s", a->id,
+					  strerror(-ret));
+				snprintf(what, sizeof(what),
+					 "mem %s %u MiB round %u: %s", a->id,
+					 mem_sizes[si], r, res.err);
+				judge(res.ok, what);
+				printf("@@SCALE dim=mem arm=%s nr=%u restore=copy chunk=%u mib=%u vcpus=1 round=%u ms=%.3f limit_ms=%.3f copy_ms=%.3f chunks=%llu events=%llu dup=%llu pf=%llu windows=%llu mapped=%llu ok=%d\n",
+				       a->id, kc.nr_pages, mem_chunk,
+				       mem_sizes[si], r, res.ms, res.limit_ms,
+				       res.copy_ms,
+				       (unsigned long long)res.chunks,
+				       (unsigned long long)res.events,
+				       (unsigned long long)res.dup,
+				       (unsigned long long)res.pf,
+				       (unsigned long long)res.windows,
+				       (unsigned long long)res.mapped, res.ok);
+				fflush(stdout);
+			}
+	kt_info("scale: mem done in %.0f s", (kt_now_ns() - t0) / 1e9);
+}
+
+/* ---- dimension 4: random order, sparse touches -------------------- */
+
+static uint32_t xorshift(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+enum workload { W_RAND, W_RAND_SPARSE, W_SEQ_SPARSE, NR_WORKLOADS };
+static const char *const wl_names[] = { "rand", "rand-sparse",
+					"seq-sparse" };
+
+static void run_random(const char *src, enum workload w, const struct arm *a,
+		       unsigned int round)
+{
+	uint64_t size = (uint64_t)rnd_mib << 20, chunk = (uint64_t)rnd_chunk << 10;
+	uint64_t nchunks = size / chunk, pages = size / KT_PAGE_SIZE, i;
+	uint64_t stride = w == W_RAND ? KT_PAGE_SIZE : SPARSE * KT_PAGE_SIZE;
+	uint64_t touched_pages = pages / (stride / KT_PAGE_SIZE);
+	uint64_t t0, ms_ns, scan_pf = 0, wasted = 0, bad, k;
+	uint32_t *order, x = round * 2654435761u | 1, tmp, jx;
+	struct ctr c0 = { 0 }, c1 = { 0 };
+	cpu_set_t old, one;
+	struct kt_vcpu *v;
+	struct kt_uffd *u;
+	struct kt_vm *vm;
+	uint8_t *touched;
+	char what[160];
+	bool ok;
+
+	order = malloc(nchunks * sizeof(*order));
+	touched = calloc(pages, 1);
+	KT_ASSERT(order && touched, "malloc");
+	for (i = 0; i < nchunks; i++)
+		order[i] = i;
+	if (w != W_SEQ_SPARSE)
+		for (i = nchunks - 1; i > 0; i--) {
+			jx = xorshift(&x) % (i + 1);
+			tmp = order[i];
+			order[i] = order[jx];
+			order[jx] = tmp;
+		}
+	for (i = 0; i < pages; i += stride / KT_PAGE_SIZE)
+		touched[i] = 1;
+
+	/* vCPU and handler on CPU 0, as bench.c's single-vCPU runs. */
+	KT_ASSERT(!sched_getaffinity(0, sizeof(old), &old), "getaffinity");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(one), &one), "setaffinity");
+
+	vm = vm_new(a, chunk);
+	u = kt_uffd_create_alloc(size, ALIGN_2M, src, chunk);
+	kt_vm_add_slot(vm, 1, GPA, size, 0, kt_uffd_base(u));
+	v = kt_vcpu_add(vm, 0);
+	kt_touch(v, GPA, GPA, 0, KT_TOUCH_READ);
+
+	ctr_add(&c0, v);
+	t0 = kt_now_ns();
+	for (i = 0; i < nchunks; i++) {
+		uint32_t g = GPA + order[i] * chunk;
+
+		kt_touch(v, g, g + chunk, stride, KT_TOUCH_WRITE);
+	}
+	ms_ns = kt_now_ns() - t0;
+	ctr_add(&c1, v);
+	ctr_sub(&c1, &c0);
+	ok = kt_uffd_quiesce(u, 10000);
+
+	/*
+	 * Prefetched and never touched: with prefetch off, read every page
+	 * the guest did not touch; those that do not fault were mapped.
+	 */
+	if (stride > KT_PAGE_SIZE) {
+		uint64_t pf0;
+		int ret = ktsys_set_policy(vm->fd, "none", 0, 0);
+
+		KT_ASSERT(!ret, "set none: %s", strerror(-ret));
+		pf0 = kt_vcpu_stat_get(v, "pf_taken");
+		for (k = 1; k < stride / KT_PAGE_SIZE; k++)
+			kt_touch(v, GPA + k * KT_PAGE_SIZE, GPA + size, stride,
+				 KT_TOUCH_READ);
+		scan_pf = kt_vcpu_stat_get(v, "pf_taken") - pf0;
+		wasted = pages - touched_pages - scan_pf;
+	}
+
+	bad = bad_pages(kt_uffd_base(u), src, pages, GPA, touched);
+	ok = ok && !bad && !kt_uffd_errors(u) &&
+	     kt_uffd_populated(u) == nchunks;
+	snprintf(what, sizeof(what),
+		 "random %s %s round %u: %llu bad pages, %llu errors, %llu of %llu chunks",
+		 wl_names[w], a->id, round, (unsigned long long)bad,
+		 (unsigned long long)kt_uffd_errors(u),
+		 (unsigned long long)kt_uffd_populated(u),
+		 (unsigned long long)nchunks);
+	judge(ok, what);
+	printf("@@SCALE dim=random workload=%s arm=%s nr=%u restore=copy chunk=%u mib=%u vcpus=1 round=%u ms=%.3f chunks=%llu touched=%llu events=%llu pf=%llu windows=%llu mapped=%llu scan_pf=%llu wasted=%llu ok=%d\n",
+	       wl_names[w], a->id, arm_nr(a, chunk), rnd_chunk, rnd_mib, round,
+	       ms_ns / 1e6, (unsigned long long)nchunks,
+	       (unsigned long long)touched_pages,
+	       (unsigned long long)kt_uffd_events(u),
+	       (unsigned long long)c1.pf, (unsigned long long)c1.windows,
+	       (unsigned long long)c1.mapped, (unsigned long long)scan_pf,
+	       (unsigned long long)wasted, ok);
+	fflush(stdout);
+
+	kt_vcpu_free(v);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(old), &old), "setaffinity");
+	free(order);
+	free(touched);
+}
+
+static void dim_random_run(const char *src)
+{
+	const struct arm *arms[4] = { &arm_none, &arm_auto_c, &arm_auto_8,
+				      &arm_adaptive };
+	uint64_t t0 = kt_now_ns();
+	unsigned int r, w, k;
+
+	for (r = 1; r <= rnd_rounds; r++)
+		for (w = 0; w < NR_WORKLOADS; w++)
+			for (k = 0; k < 4; k++)
+				run_random(src, w, arms[r % 2 ? k : 3 - k], r);
+	kt_info("scale: random done in %.0f s", (kt_now_ns() - t0) / 1e9);
+}
+
+/* ---- arguments --------------------------------------------------------- */
+
+static unsigned int parse_list(char *v, unsigned int *out)
+{
+	unsigned int n = 0;
+	char *tok, *save;
+
+	for (tok = strtok_r(v, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		KT_ASSERT(n < MAX_LIST, "list too long");
+		out[n++] = strtoul(tok, NULL, 0);
+	}
+	return n;
+}
+
+/* kp.scale=k=v,k=v from /proc/cmdline; false if there is none. */
+static bool parse_cmdline(void)
+{
+	static char line[4096];
+	char *arg, *end, *tok, *save, *v;
+
+	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
+		return false;
+	arg = strstr(line, "kp.scale=");
+	if (!arg)
+		return false;
+	arg += strlen("kp.scale=");
+	end = strpbrk(arg, " \n");
+	if (end)
+		*end = 0;
+	printf("@@SCALECFG %s\n", arg);
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = strchr(tok, '=');
+		KT_ASSERT(v, "kp.scale: '%s' is not key=value", tok);
+		*v++ = 0;
+		if (!strcmp(tok, "dims")) {
+			dim_vcpus = strstr(v, "vcpus");
+			dim_clones = strstr(v, "clones");
+			dim_mem = strstr(v, "mem");
+			dim_random = strstr(v, "random");
+		} else if (!strcmp(tok, "rounds")) {
+			rounds = atoi(v);
+		} else if (!strcmp(tok, "vc_mib")) {
+			vc_mib = atoi(v);
+		} else if (!strcmp(tok, "vc_vcpus")) {
+			nr_vc_vcpus = parse_list(v, vc_vcpus);
+		} else if (!strcmp(tok, "vc_chunks")) {
+			nr_vc_chunks = parse_list(v, vc_chunks);
+		} else if (!strcmp(tok, "vc_zc")) {
+			vc_zc = atoi(v);
+		} else if (!strcmp(tok, "cl_mib")) {
+			cl_mib = atoi(v);
+		} else if (!strcmp(tok, "cl_n")) {
+			nr_cl_n = parse_list(v, cl_n);
+		} else if (!strcmp(tok, "cl_chunk")) {
+			cl_chunk = atoi(v);
+		} else if (!strcmp(tok, "mem_sizes")) {
+			nr_mem_sizes = parse_list(v, mem_sizes);
+		} else if (!strcmp(tok, "mem_chunk")) {
+			mem_chunk = atoi(v);
+		} else if (!strcmp(tok, "mem_rounds")) {
+			mem_rounds = atoi(v);
+		} else if (!strcmp(tok, "rnd_mib")) {
+			rnd_mib = atoi(v);
+		} else if (!strcmp(tok, "rnd_rounds")) {
+			rnd_rounds = atoi(v);
+		} else if (!strcmp(tok, "rnd_chunk")) {
+			rnd_chunk = atoi(v);
+		} else {
+			KT_ASSERT(0, "kp.scale: unknown key '%s'", tok);
+		}
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t big = 0, t0;
+	unsigned int i;
+	char *src;
+
+	if (!parse_cmdline()) {
+		kt_skip("bench_scale: no kp.scale= on the command line (make bench-scale)");
+		return kt_exit();
+	}
+	kt_require_kvm();
+	ktsys_require_prefetch();
+	for (i = 0; i < nr_vc_vcpus; i++)
+		KT_ASSERT(vc_vcpus[i] >= 1 && vc_vcpus[i] <= KTB_MAX_VCPUS,
+			  "vc_vcpus");
+	for (i = 0; i < nr_cl_n; i++)
+		KT_ASSERT(cl_n[i] >= 1 && cl_n[i] <= MAX_CLONES, "cl_n");
+
+	if (dim_vcpus && (uint64_t)vc_mib << 20 > big)
+		big = (uint64_t)vc_mib << 20;
+	if (dim_clones && (uint64_t)cl_mib << 20 > big)
+		big = (uint64_t)cl_mib << 20;
+	if (dim_random && (uint64_t)rnd_mib << 20 > big)
+		big = (uint64_t)rnd_mib << 20;
+	for (i = 0; dim_mem && i < nr_mem_sizes; i++)
+		if ((uint64_t)mem_sizes[i] << 20 > big)
+			big = (uint64_t)mem_sizes[i] << 20;
+	t0 = kt_now_ns();
+	src = ktb_src_alloc(big);
+	kt_info("scale: %llu MiB source in %.1f s; guest CPUs %ld",
+		(unsigned long long)big >> 20, (kt_now_ns() - t0) / 1e9,
+		sysconf(_SC_NPROCESSORS_ONLN));
+	printf("@@SCALEENV guest_cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+
+	t0 = kt_now_ns();
+	if (dim_vcpus)
+		dim_vcpus_run(src);
+	if (dim_clones)
+		dim_clones_run(src);
+	if (dim_mem)
+		dim_mem_run(src);
+	if (dim_random)
+		dim_random_run(src);
+	ktb_src_free(src, big);
+	if (nr_runs && !nr_bad)
+		kt_pass("bench_scale: %u runs, every page of every run verified",
+			nr_runs);
+	kt_info("scale: %.0f s in the guest", (kt_now_ns() - t0) / 1e9);
+	return kt_exit();
+}

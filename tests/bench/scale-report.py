@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The tables of make bench-scale (issue 32) from its @@SCALE lines.
+
+usage: scale-report.py --lines scale-lines.txt --out results.md
+                       [--abi ABI] [--command CMD] [--date DATE]
+                       [--vm-seconds N]
+
+One markdown table per dimension (vcpus, clones, mem, random) and a
+section that checks each target of the issue against the numbers.
+Times are medians over the rounds; ratios compare arms measured in the
+same boot, interleaved.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import statistics as st
+from collections import defaultdict
+
+
+def parse(path):
+    rows, env, cfg = [], {}, ''
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith('@@SCALEENV'):
+                env = dict(kv.split('=', 1) for kv in line.split()[1:])
+            elif line.startswith('@@SCALECFG'):
+                cfg = line.split(None, 1)[1] if ' ' in line else ''
+            elif line.startswith('@@SCALE '):
+                d = {}
+                for kv in line.split()[1:]:
+                    k, _, v = kv.partition('=')
+                    try:
+                        d[k] = float(v) if '.' in v else int(v)
+                    except ValueError:
+                        d[k] = v
+                rows.append(d)
+    return rows, env, cfg
+
+
+def med(v):
+    return st.median(v) if v else float('nan')
+
+
+def p95(v):
+    """Nearest-rank 95th percentile."""
+    if not v:
+        return float('nan')
+    s = sorted(v)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)]
+
+
+def pct(a, b):
+    return (a / b - 1) * 100 if b else float('nan')
+
+
+def paired(a, b, key='ms'):
+    """Median over rounds of a's time / b's time (same round): interleaved
+    runs of one round share the host's load."""
+    bb = {r['round']: r[key] for r in b}
+    v = [r[key] / bb[r['round']] for r in a if bb.get(r['round'])]
+    return (st.median(v) - 1) * 100 if v else float('nan')
+
+
+def fmt_pct(x):
+    return 'n/a' if math.isnan(x) else '%+.0f%%' % x
+
+
+def group(rows, dim, *keys):
+    g = defaultdict(list)
+    for r in rows:
+        if r.get('dim') == dim:
+            g[tuple(r[k] for k in keys)].append(r)
+    return g
+
+
+def vcpus_table(rows, env, out, verdicts):
+    g = group(rows, 'vcpus', 'restore', 'chunk', 'vcpus', 'arm')
+    if not g:
+        return
+    cpus = int(env.get('guest_cpus', 2))
+    out.append('## vCPUs: one VM, N vCPUs restoring disjoint parts at once\n')
+    out.append('Each vCPU has its own memslot, userfaultfd range and handler '
+               'thread; the parts together are %s MiB. The test VM has %d '
+               'vCPUs (and QEMU runs them on one host thread, '
+               '`-accel tcg,thread=single`): more than %d vCPUs '
+               'oversubscribe (marked *).\n' %
+               (next(iter(g.values()))[0]['mib'], cpus, cpus))
+    out.append('"auto vs none": median over the rounds of the time ratio '
+               'within a round (the two arms run back to back).\n')
+    out.append('| restore | C | vCPUs | none ms | auto ms | auto vs none '
+               '| none faults/chunk | auto faults/chunk | auto prefetched | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    adv = defaultdict(dict)
+    fpc_bad = []
+    for (restore, chunk, n) in sorted({k[:3] for k in g},
+                                      key=lambda k: (k[0], k[1], k[2])):
+        none = g.get((restore, chunk, n, 'none'), [])
+        auto = g.get((restore, chunk, n, 'auto-C'), [])
+        ms_n = med([r['ms'] for r in none])
+        ms_a = med([r['ms'] for r in auto])
+        fn = med([r['pf'] / r['chunks'] for r in none])
+        fa = med([r['pf'] / r['chunks'] for r in auto])
+        ok = all(r['ok'] for r in none + auto)
+        a = paired(auto, none)
+        adv[(restore, chunk)][n] = a
+        if fa > 1.0:
+            fpc_bad.append('%s %d KiB %d vCPUs: %.2f' % (restore, chunk, n, fa))
+        out.append('| %s | %d KiB | %d%s | %.0f | %.0f | %s | %.2f | %.2f | %.0f | %d+%d%s |' %
+                   (restore, chunk, n, '*' if n > cpus else '', ms_n, ms_a,
+                    fmt_pct(a), fn, fa,
+                    med([r['mapped'] for r in auto]), len(none), len(auto),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    verdicts.append('- vCPUs, faults per chunk stay 1.00 (auto): ' +
+                    ('**met** at every point.' if not fpc_bad else
+                     '**missed**: ' + '; '.join(fpc_bad) + '.'))
+    for (restore, chunk), d in sorted(adv.items()):
+        if chunk != 512 or len(d) < 2:
+            continue
+        vals = [d[n] for n in sorted(d)]
+        spread = max(vals) - min(vals)
+        verdicts.append(
+            '- vCPUs, auto\'s advantage at 512 KiB (%s) within 10 points from '
+            '%d to %d vCPUs: %s (%s; spread %.0f points).' %
+            (restore, min(d), max(d),
+             '**met**' if spread <= 10 else '**missed** by %.0f points' %
+             (spread - 10),
+             ', '.join('%d: %s' % (n, fmt_pct(d[n])) for n in sorted(d)),
+             spread))
+
+
+def clones_table(rows, env, out, verdicts):
+    cpus = int(env.get('guest_cpus', 2))
+    g = group(rows, 'clones', 'clones', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Clones: N VMs restored at once from one snapshot\n')
+    out.append('One memfd of %s MiB (the snapshot, in the page cache), '
+               'mapped MAP_SHARED by every clone; MINOR-mode userfaultfd '
+               'and one handler thread per clone (UFFDIO_CONTINUE of %s '
+               'KiB chunks), one vCPU per clone. Per-VM times are over all '
+               'clones of all rounds; total is the wall time until the last '
+               'clone is done (median over rounds); CPU is per clone '
+               '(vCPU thread + handler thread, CLOCK_THREAD_CPUTIME_ID).\n' %
+               (any_r['mib'], any_r['chunk']))
+    out.append('| N | arm | per-VM median ms | per-VM p95 ms | total ms '
+               '| vCPU CPU ms/VM | handler CPU ms/VM | faults/chunk | samples |')
+    out.append('|---|---|---|---|---|---|---|---|---|')
+    res = {}
+    for (n, arm) in sorted(g, key=lambda k: (k[0], k[1] != 'none')):
+        rs = g[(n, arm)]
+        ms = [r['ms'] for r in rs]
+        tot = med(list({r['round']: r['total_ms'] for r in rs}.values()))
+        res[(n, arm)] = (med(ms), p95(ms), tot)
+        ok = all(r['ok'] for r in rs)
+        out.append('| %d | %s | %.0f | %.0f | %.0f | %.0f | %.1f | %.2f | %d%s |' %
+                   (n, arm, med(ms), p95(ms), tot,
+                    med([r['vcpu_cpu_ms'] for r in rs]),
+                    med([r['handler_cpu_ms'] for r in rs]),
+                    med([r['pf'] / r['chunks'] for r in rs]), len(rs),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    ns = sorted({k[0] for k in g})
+    if ('auto-C' in {k[1] for k in g}) and 1 in ns and max(ns) > 1:
+        nmax = max(ns)
+        base = res[(1, 'auto-C')][0]
+        p = res[(nmax, 'auto-C')][1]
+        ratio = p / base
+        one = g[(1, 'auto-C')]
+        cpu1 = med([r['vcpu_cpu_ms'] + r['handler_cpu_ms'] for r in one])
+        bound = nmax * cpu1 / cpus
+        verdicts.append(
+            '- Clones, auto\'s p95 at N = %d within 2x of its N = 1 time: '
+            '%s (p95 %.0f ms against %.0f ms: %.2fx). A clone needs %.0f ms '
+            'of CPU at N = 1 (vCPU + handler thread); %d clones on %d guest '
+            'vCPUs (run by one TCG host thread) cannot all be done before '
+            '%d x %.0f / %d = %.0f ms (%.1fx N = 1) even with no '
+            'contention at all, so 2x is out of this machine\'s reach; '
+            'whether the cost per clone grows is in the CPU columns.' %
+            (nmax, '**met**' if ratio <= 2 else '**missed** by %.2fx' %
+             (ratio - 2), p, base, ratio, cpu1, nmax, cpus, nmax, cpu1,
+             cpus, bound, bound / base))
+
+
+def mem_table(rows, out, verdicts):
+    g = group(rows, 'mem', 'mib', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Memory size: one vCPU restoring M MiB (copy, %s KiB chunks)\n'
+               % any_r['chunk'])
+    out.append('"outside the copy": the restore time less the handler\'s CPU '
+               'time in UFFDIO_COPY (which the vCPU waits for), per GiB: the '
+               'part that guest faults and prefetch cost.\n')
+    out.append('| MiB | arm | ms | ms per GiB | faults/chunk | prefetched '
+               '| handler copy ms | outside the copy, ms per GiB '
+               '| auto vs none | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    per_gib = defaultdict(dict)
+    per_gib_nc = defaultdict(dict)
+    for (mib, arm) in sorted(g, key=lambda k: (k[0], k[1] != 'none')):
+        rs = g[(mib, arm)]
+        ms = med([r['ms'] for r in rs])
+        pg = ms * 1024 / mib
+        per_gib[arm][mib] = pg
+        nc = med([r['ms'] - r['copy_ms'] for r in rs]) * 1024 / mib
+        per_gib_nc[arm][mib] = nc
+        vs = ''
+        if arm != 'none' and (mib, 'none') in g:
+            vs = fmt_pct(paired(rs, g[(mib, 'none')]))
+        ok = all(r['ok'] for r in rs)
+        out.append('| %d | %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.0f | %s | %d%s |' %
+                   (mib, arm, ms, pg, med([r['pf'] / r['chunks'] for r in rs]),
+                    med([r['mapped'] for r in rs]),
+                    med([r['copy_ms'] for r in rs]), nc, vs, len(rs),
+                    '' if ok else ' (FAIL)'))
+    out.append('')
+    for what, tab in (('', per_gib), (' outside the copy', per_gib_nc)):
+        for arm, d in sorted(tab.items()):
+            if len(d) < 2:
+                continue
+            lo, hi = min(d.values()), max(d.values())
+            dev = (hi / lo - 1) * 100
+            verdict = ('**met**' if dev <= 10 else
+                       '**missed** by %.1f points' % (dev - 10))
+            verdicts.append(
+                '- Memory size, %s: per-GiB time%s within 10%% across %s '
+                'MiB: %s (%s ms/GiB; max/min %+.1f%%).' %
+                (arm, what, '/'.join(str(m) for m in sorted(d)), verdict,
+                 ', '.join('%.0f' % d[m] for m in sorted(d)), dev))
+
+
+def random_table(rows, out, verdicts):
+    g = group(rows, 'random', 'workload', 'arm')
+    if not g:
+        return
+    any_r = next(iter(g.values()))[0]
+    out.append('## Random order and sparse touches (one vCPU, %s MiB, copy, '
+               '%s KiB chunks)\n' % (any_r['mib'], any_r['chunk']))
+    out.append('`rand`: chunks in a seeded random order (seed = round), '
+               'every page of a chunk; `rand-sparse` / `seq-sparse`: the first '
+               'page of every 8, chunks random / linear. "wasted": pages '
+               'prefetched that the guest never touched, counted by reading '
+               'every untouched page afterwards with policy none (a page that '
+               'does not fault was mapped).\n')
+    out.append('"vs none" and "vs best fixed" (the faster of auto nr=C/4K and '
+               'auto nr=8 in the same round) are medians over the rounds of '
+               'the time ratio within a round.\n')
+    out.append('| workload | arm | ms | vs none | vs best fixed | guest faults '
+               '| faults/chunk | prefetched | wasted | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    order = ['none', 'auto-C', 'auto-8', 'adaptive']
+    for wl in ['rand', 'rand-sparse', 'seq-sparse']:
+        ms = {a: med([r['ms'] for r in g.get((wl, a), [])]) for a in order}
+        if all(math.isnan(v) for v in ms.values()):
+            continue
+        best_rows = []
+        for rnd in sorted({r['round'] for a in ('auto-C', 'auto-8')
+                           for r in g.get((wl, a), [])}):
+            t = [r['ms'] for a in ('auto-C', 'auto-8')
+                 for r in g.get((wl, a), []) if r['round'] == rnd]
+            best_rows.append({'round': rnd, 'ms': min(t)})
+        none_rows = g.get((wl, 'none'), [])
+        vs_none, vs_best = {}, {}
+        for a in order:
+            rs = g.get((wl, a), [])
+            if not rs:
+                continue
+            vs_none[a] = paired(rs, none_rows)
+            vs_best[a] = paired(rs, best_rows)
+            ok = all(r['ok'] for r in rs)
+            out.append('| %s | %s | %.0f | %s | %s | %.0f | %.2f | %.0f | %.0f | %d%s |' %
+                       (wl, a, ms[a], fmt_pct(vs_none[a]),
+                        fmt_pct(vs_best[a]) if a != 'none' else '',
+                        med([r['pf'] for r in rs]),
+                        med([r['pf'] / r['chunks'] for r in rs]),
+                        med([r['mapped'] for r in rs]),
+                        med([r['wasted'] for r in rs]), len(rs),
+                        '' if ok else ' (FAIL)'))
+        if 'adaptive' in vs_none:
+            vn, vb = vs_none['adaptive'], vs_best['adaptive']
+            verdicts.append(
+                '- Random, %s: adaptive never slower than none: %s (%s); '
+                'within 10%% of the best fixed window: %s (%s).' %
+                (wl, '**met**' if vn <= 0 else '**missed** by %.0f%%' % vn,
+                 fmt_pct(vn), '**met**' if vb <= 10 else
+                 '**missed** by %.0f points' % (vb - 10), fmt_pct(vb)))
+    out.append('')
+
+
+def plot(rows, png):
+    """Two panels: clones' per-VM median and p95 against N, and the
+    memory dimension's time per GiB against the size (gnuplot)."""
+    cl = group(rows, 'clones', 'clones', 'arm')
+    mem = group(rows, 'mem', 'mib', 'arm')
+    if not cl and not mem:
+        return
+    data = []
+    for arm in ('none', 'auto-C'):
+        data.append('# clones %s: N median p95' % arm)
+        for n in sorted({k[0] for k in cl if k[1] == arm}):
+            ms = [r['ms'] for r in cl[(n, arm)]]
+            data.append('%d %.1f %.1f' % (n, med(ms), p95(ms)))
+        data.append('\n')
+    for arm in ('none', 'auto-C'):
+        data.append('# mem %s: MiB s/GiB' % arm)
+        for m in sorted({k[0] for k in mem if k[1] == arm}):
+            data.append('%d %.3f' % (m, med([r['ms'] for r in mem[(m, arm)]])
+                                     * 1024 / m / 1000))
+        data.append('\n')
+    dat = png[:-4] + '.dat'
+    with open(dat, 'w') as f:
+        f.write('\n'.join(data) + '\n')
+    script = f"""
+set terminal pngcairo size 1100,450 font 'sans,10' noenhanced
+set output '{png}'
+set multiplot layout 1,2
+set title 'Clones of one snapshot (zero-copy): per-VM restore time'
+set xlabel 'clones restored at once'
+set ylabel 'ms'
+set logscale xy
+set xtics (1,2,4,8)
+set key top left
+plot '{dat}' index 0 using 1:2 with linespoints title 'none median', \\
+     '{dat}' index 0 using 1:3 with linespoints dt 2 title 'none p95', \\
+     '{dat}' index 1 using 1:2 with linespoints title 'auto median', \\
+     '{dat}' index 1 using 1:3 with linespoints dt 2 title 'auto p95'
+set title 'Memory size (copy, 2 MiB chunks): time per GiB'
+set xlabel 'MiB restored'
+set ylabel 's per GiB'
+set logscale x
+unset logscale y
+set yrange [0:*]
+set xtics (64,256,1024,2048,4096)
+plot '{dat}' index 2 using 1:2 with linespoints title 'none', \\
+     '{dat}' index 3 using 1:2 with linespoints title 'auto nr=C/4K'
+unset multiplot
+"""
+    try:
+        subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print('scale-report: gnuplot failed: %s' % e, file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--lines', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--abi', default='')
+    ap.add_argument('--command', default='')
+    ap.add_argument('--date', default='')
+    ap.add_argument('--vm-seconds', default='')
+    a = ap.parse_args()
+    rows, env, cfg = parse(a.lines)
+    out = ['# Scale benchmark (issue 32)\n',
+           'Made by `%s` on %s (guest kernel %s, test VM in QEMU TCG with '
+           '`-accel tcg,thread=single`; the host has 2 cores shared with '
+           'other jobs, so it was loaded; compare ratios within this run, '
+           'not absolute times). Test VM: %s s. kp.scale=`%s`. Raw lines: '
+           '`scale-lines.txt`; remake with `python3 tests/bench/'
+           'scale-report.py --lines scale-lines.txt --out results.md`.\n' %
+           (a.command or 'make bench-scale', a.date or '?', a.abi or '?',
+            a.vm_seconds or '?', cfg)]
+    bad = [r for r in rows if not r.get('ok', 1)]
+    if bad:
+        out.append('**%d runs had wrong pages or handler errors (ok=0).**\n'
+                   % len(bad))
+    verdicts = []
+    vcpus_table(rows, env, out, verdicts)
+    clones_table(rows, env, out, verdicts)
+    mem_table(rows, out, verdicts)
+    random_table(rows, out, verdicts)
+    out.append('## Targets (computed from the tables above)\n')
+    out.extend(verdicts)
+    out.append('')
+    png = os.path.join(os.path.dirname(os.path.abspath(a.out)),
+                       'results-scale.png')
+    plot(rows, png)
+    if os.path.exists(png):
+        out.insert(1, '![clones and memory size](results-scale.png)\n')
+    with open(a.out, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+    print('\n'.join(out))
+
+
+if __name__ == '__main__':
+    main()
