@@ -156,6 +156,19 @@ if dpkg-query -W -f='${Status}' kvm-prefetch-dkms 2>/dev/null | grep -q installe
 fi
 trap 'purge || echo "FAIL: purging ${PKGS[*]}"' EXIT
 
+# kvm-prefetch-dkms depends on a headers metapackage, which apt would
+# pull for a user; "make deps" installs each kernel's headers but not the
+# metapackage.  Install the default one, of the version of the installed
+# image metapackage, so that dpkg -i finds the dependency as apt would
+# (an archive mid-update may not have it: dpkg -i then says so).
+if ! dpkg-query -W -f='${Status}' linux-headers-amd64 2>/dev/null |
+		grep -q 'ok installed'; then
+	v=$(dpkg-query -W -f='${Version}' linux-image-amd64 2>/dev/null)
+	echo "install-test: installing linux-headers-amd64=$v, which kvm-prefetch-dkms depends on"
+	[ -z "$v" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "linux-headers-amd64=$v" \
+		> "$WORK/headers.log" 2>&1 || cat "$WORK/headers.log"
+fi
 if dpkg -i "$dkms_deb" "$cmd_deb" > "$WORK/install.log" 2>&1; then
 	pass "dpkg -i $(basename "$dkms_deb") $(basename "$cmd_deb")"
 else
