@@ -78,7 +78,14 @@ static struct kvm_prefetch_ops *__prefetch_find(const char *name)
 	return NULL;
 }
 
-static int prefetch_validate(const struct kvm_prefetch_ops *ops)
+/**
+ * kvm_prefetch_validate() - check a policy before it is registered
+ * @ops: the policy
+ *
+ * Return: 0, or -EINVAL (and a message) for a bad name, a missing window()
+ * hook or too large a default window.
+ */
+int kvm_prefetch_validate(const struct kvm_prefetch_ops *ops)
 {
 	if (!kvm_prefetch_name_valid(ops->name, sizeof(ops->name))) {
 		pr_err("invalid policy name \"%.*s\"\n",
@@ -117,7 +124,7 @@ int kvm_prefetch_register(struct kvm_prefetch_ops *ops)
 {
 	int ret;
 
-	ret = prefetch_validate(ops);
+	ret = kvm_prefetch_validate(ops);
 	if (ret)
 		return ret;
 
@@ -186,10 +193,19 @@ static bool prefetch_owner_initialising(const struct kvm_prefetch_ops *ops)
 {
 	enum module_state state;
 
-	if (!ops->owner || ops->owner == THIS_MODULE)
+	if (!ops->owner || ops->owner == THIS_MODULE ||
+	    kvm_prefetch_is_bpf(ops))
 		return false;
 	state = READ_ONCE(ops->owner->state);
 	return state == MODULE_STATE_COMING || state == MODULE_STATE_UNFORMED;
+}
+
+/* A reference on what keeps @ops alive: its module, or its BPF map. */
+static bool prefetch_ops_get(const struct kvm_prefetch_ops *ops)
+{
+	if (kvm_prefetch_is_bpf(ops))
+		return kvm_prefetch_bpf_get(ops);
+	return try_module_get(ops->owner);
 }
 
 static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
@@ -201,7 +217,7 @@ static const struct kvm_prefetch_ops *prefetch_find_get(const char *name)
 	/* Not available yet is, to users, not registered yet. */
 	if (!ops || prefetch_owner_initialising(ops))
 		ops = ERR_PTR(-ENOENT);
-	else if (!try_module_get(ops->owner))
+	else if (!prefetch_ops_get(ops))
 		ops = ERR_PTR(-EBUSY);
 	rcu_read_unlock();
 	return ops;
@@ -240,7 +256,10 @@ const struct kvm_prefetch_ops *kvm_prefetch_get_policy(const char *name)
  */
 void kvm_prefetch_put_policy(const struct kvm_prefetch_ops *ops)
 {
-	module_put(ops->owner);
+	if (kvm_prefetch_is_bpf(ops))
+		kvm_prefetch_bpf_put(ops);
+	else
+		module_put(ops->owner);
 }
 
 /**
@@ -631,6 +650,7 @@ int kvm_prefetch_init(void)
 	}
 	prefetch_ready = true;
 	prefetch_check_default();
+	kvm_prefetch_bpf_init();
 	return 0;
 
 out_unregister:

@@ -78,6 +78,32 @@ u32 kvm_prefetch_default_nr_pages(void);
 u32 kvm_prefetch_default_gup(void);
 const char *kvm_prefetch_gup_name(u32 gup);
 int kvm_prefetch_policy_check(const struct kvm_prefetch_policy *p);
+int kvm_prefetch_validate(const struct kvm_prefetch_ops *ops);
+
+/*
+ * Policies of BPF struct_ops maps (virt/kvm/prefetch_bpf.c, bases that
+ * let a module register a struct_ops type: Linux 6.9+).  Their owner is
+ * BPF_MODULE_OWNER; a VM references the map instead of a module.
+ */
+#ifdef CONFIG_KVM_PREFETCH_BPF
+void kvm_prefetch_bpf_init(void);
+bool kvm_prefetch_is_bpf(const struct kvm_prefetch_ops *ops);
+bool kvm_prefetch_bpf_get(const struct kvm_prefetch_ops *ops);
+void kvm_prefetch_bpf_put(const struct kvm_prefetch_ops *ops);
+#else
+static inline void kvm_prefetch_bpf_init(void) {}
+static inline bool kvm_prefetch_is_bpf(const struct kvm_prefetch_ops *ops)
+{
+	return false;
+}
+
+static inline bool kvm_prefetch_bpf_get(const struct kvm_prefetch_ops *ops)
+{
+	return false;
+}
+
+static inline void kvm_prefetch_bpf_put(const struct kvm_prefetch_ops *ops) {}
+#endif
 
 #else /* !CONFIG_KVM_GENERIC_PREFETCH */
 
