@@ -21,7 +21,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 .PHONY: all deps modules unit vm-test check demo patches clean static \
-	tests-vm initramfs versions check-versions kernel-deps deps-test overlay uapi policy-modules check-debug
+	tests-vm initramfs versions check-versions kernel-deps deps-test overlay uapi policy-modules check-debug \
+	bpf-info
 
 TOP	:= $(CURDIR)
 
@@ -72,13 +73,13 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
 	tools/lib tools/scripts tools/build \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
-	scripts/subarch.include
+	scripts/subarch.include scripts/bpf_doc.py
 
 # The kernel set itself (image, headers, source of one version) is not
 # in this list: scripts/kernel-set.sh installs it ("kernel-deps").
 DEB_PKGS := qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
-	linux-libc-dev libc6-dev gnuplot-nox git
+	linux-libc-dev libc6-dev gnuplot-nox git clang zlib1g-dev
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.
@@ -162,6 +163,7 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 	done
 	@$(MAKE) --no-print-directory policy-modules uapi
 	@ls -l $(BUILD)/modules
+	@$(MAKE) --no-print-directory bpf-info
 
 # Policy modules are built like a third party's: against the headers
 # package plus <linux/kvm_prefetch.h>, linked to kvm.ko's exports only.
@@ -220,7 +222,56 @@ $(VMDIR)/tests/%: tests/vm/%.c $(VM_LIB_SRCS) $(VM_LIB_HDRS)
 	gcc $(CFLAGS_TEST) -o $@ $< $(VM_LIB_SRCS)
 
 tests-vm: $(MODULES_DEP)
-	@$(MAKE) --no-print-directory $(VM_TEST_BINS)
+	@$(MAKE) --no-print-directory $(VM_TEST_BINS) $(BPF_BINS)
+
+# ---- BPF policies (sysfs-docs/writing-a-policy.rst)
+# A module may register a struct_ops type since Linux 6.9, so only the
+# 6.12 base has them (arch/x86/6.12/kvm-policy/prefetch_bpf.c).  The
+# loader needs libbpf 1.4 or later for a module's type; Debian 12 has
+# 1.1, so libbpf is built from the base's own source (tools/lib/bpf).
+# The test VM gets the objects in /bpf and the loader as
+# /bin/kvm-prefetch (the operator command with "bpf").
+LIBBPF := $(BUILD)/libbpf
+BPF_SRCS := $(wildcard kvm-policy/bpf/*.bpf.c tests/vm/bpf/*.bpf.c)
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -I$(LIBBPF)/root/usr/include \
+	-I$(TOP)/kvm-policy/bpf -I/usr/include/$(shell gcc -print-multiarch)
+ifneq ($(wildcard arch/x86/$(KERNEL)/kvm-policy/prefetch_bpf.c),)
+BPF_BINS := $(patsubst %.bpf.c,$(VMDIR)/bpf/%.bpf.o,$(notdir $(BPF_SRCS))) \
+	$(VMDIR)/bin/kvm-prefetch
+else
+BPF_BINS :=
+endif
+
+$(LIBBPF)/libbpf.a: $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
+	rm -rf $(LIBBPF) && mkdir -p $(LIBBPF)/src/scripts
+	cp -a $(PRISTINE)/tools $(LIBBPF)/src/
+	cp $(PRISTINE)/scripts/bpf_doc.py $(LIBBPF)/src/scripts/
+	$(MAKE) -C $(LIBBPF)/src/tools/lib/bpf OUTPUT=$(LIBBPF)/ \
+		DESTDIR=$(LIBBPF)/root prefix=/usr install_headers $@ > $(LIBBPF)/build.log 2>&1 || \
+		{ cat $(LIBBPF)/build.log; exit 1; }
+
+$(VMDIR)/bpf/%.bpf.o: kvm-policy/bpf/%.bpf.c kvm-policy/bpf/kvm_prefetch.bpf.h $(LIBBPF)/libbpf.a
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+
+$(VMDIR)/bpf/%.bpf.o: tests/vm/bpf/%.bpf.c kvm-policy/bpf/kvm_prefetch.bpf.h $(LIBBPF)/libbpf.a
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+
+$(VMDIR)/bin/kvm-prefetch: packaging/kvm-prefetch/kvm-prefetch.c packaging/kvm-prefetch/kp-bpf.c \
+		$(LIBBPF)/libbpf.a $(VM_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -static -I$(BUILD)/uapi \
+		-DKP_HAVE_LIBBPF -DKP_VERSION='"vm-test"' -I$(LIBBPF)/root/usr/include \
+		-o $@ $< $(LIBBPF)/libbpf.a -lelf -lz
+
+# What the base can do, said plainly.
+bpf-info:
+	@if [ -n "$(BPF_BINS)" ]; then \
+		echo "BPF policies: built for $(KERNEL) (struct_ops type kvm_prefetch_ops in kvm.ko)"; \
+	else \
+		echo "BPF policies: not on the $(KERNEL) base: they need Linux 6.9 or later (a module registering a struct_ops type); build with KERNEL=6.12"; \
+	fi
 
 RESULTS ?= $(BUILD)/results
 comma := ,

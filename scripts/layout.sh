@@ -24,7 +24,8 @@
 #				"<file> <tree path>" per line (what the
 #				overlay copies)
 #   layout.sh policy-sources	the sources of the policy modules in
-#				kvm-policy/*/, built outside the tree
+#				kvm-policy/*/, built outside the tree (not
+#				the BPF policies, kvm-policy/bpf/*.bpf.c)
 #   layout.sh overlay <tree>	copy kvm.ko's sources into <tree>
 #   layout.sh series		the hook patches of arch/x86/<base>/series,
 #				in order
@@ -68,7 +69,7 @@ kp_kvm_sources() {
 }
 
 kp_policy_sources() {
-	kp_c_files kvm-policy/*/
+	kp_c_files kvm-policy/*/ | grep -v '\.bpf\.[ch]$'
 }
 
 # kp_overlay <tree>: copy kvm.ko's sources into <tree>.

@@ -52,6 +52,7 @@ enum kp_exit {
 	KP_EXIT_NO_PTRACE	= 8,	/* set: no ptrace rights over the VMM */
 	KP_EXIT_NO_VM		= 9,	/* set: no such process, or no VM there */
 	KP_EXIT_MANY_VMS	= 10,	/* set: several VMs and no --fd */
+	KP_EXIT_NO_BPF		= 11,	/* bpf: no BPF policy type or loader */
 };
 
 /* The three defaults of new VMs, as kvm.ko's parameters name them. */
@@ -448,6 +449,7 @@ static void kp_usage(FILE *f)
 		"       %s set-default [--policy P] [--nr-pages N] [--gup nofault|fast] [--persist]\n"
 		"       %s vms\n"
 		"       %s set --pid PID [--fd N] POLICY [--nr-pages N] [--gup nofault|fast]\n"
+		"       %s bpf load FILE | bpf unload NAME | bpf list\n"
 		"       %s --help | --version\n"
 		"\n"
 		"  status       whether the loaded kvm.ko is kvm-prefetch's, its version,\n"
@@ -463,12 +465,16 @@ static void kp_usage(FILE *f)
 		"               only VM, or the one on its fd N); --nr-pages and --gup\n"
 		"               not given keep the VM's values.  Needs the ptrace\n"
 		"               rights of a debugger over PID\n"
+		"  bpf          load a policy written in BPF (an object with a\n"
+		"               kvm_prefetch_ops struct_ops map; Linux 6.9+), unload\n"
+		"               it (VMs that use it keep it) or list those loaded\n"
 		"\n"
 		"Exit codes: 0 ok, 1 other error, 2 usage or invalid value, 3 not root,\n"
 		"4 kvm not loaded, 5 stock kvm loaded, 6 debugfs not mounted,\n"
 		"7 unknown policy, 8 no ptrace rights over PID, 9 no such process or\n"
-		"VM, 10 several VMs and no --fd.  See kvm-prefetch(8).\n",
-		kp_prog, kp_prog, kp_prog, kp_prog, kp_prog);
+		"VM, 10 several VMs and no --fd, 11 no BPF policies here.\n"
+		"See kvm-prefetch(8).\n",
+		kp_prog, kp_prog, kp_prog, kp_prog, kp_prog, kp_prog);
 }
 
 static int kp_set_default(int argc, char **argv)
@@ -975,6 +981,18 @@ static int kp_set(int argc, char **argv)
 	return ret;
 }
 
+/* ---- bpf ------------------------------------------------------------ */
+
+#ifdef KP_HAVE_LIBBPF
+#include "kp-bpf.c"
+#else
+static int kp_bpf(int argc, char **argv)
+{
+	return kp_err(KP_EXIT_NO_BPF,
+		      "bpf: this kvm-prefetch was built without a BPF loader (it needs libbpf 1.4 or later, and BPF policies need Linux 6.9 or later)");
+}
+#endif
+
 /* ---- main ----------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -994,6 +1012,8 @@ int main(int argc, char **argv)
 		return kp_set_default(argc - 1, argv + 1);
 	if (!strcmp(cmd, "set"))
 		return kp_set(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bpf"))
+		return kp_bpf(argc - 1, argv + 1);
 	if (argc > 2)
 		return kp_err(KP_EXIT_USAGE, "%s: unexpected '%s' (see --help)",
 			      cmd, argv[2]);

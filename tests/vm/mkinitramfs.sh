@@ -62,6 +62,15 @@ if [ -n "${SELFTESTS_BIN:-}" ]; then
 else
 	cp "$vmdir"/tests/* "$root/tests/"
 fi
+# BPF policies (the 6.12 base, tests/vm/prefetch_bpf): the objects, and
+# the operator command built with the BPF loader.
+if [ -d "$vmdir/bpf" ]; then
+	mkdir -p "$root/bpf"
+	cp "$vmdir"/bpf/*.bpf.o "$root/bpf/"
+fi
+if [ -x "$vmdir/bin/kvm-prefetch" ]; then
+	cp "$vmdir/bin/kvm-prefetch" "$root/bin/kvm-prefetch"
+fi
 cp "$here/init" "$root/init"
 cp "$here/kvm-reload" "$root/bin/kvm-reload"
 chmod 0755 "$root/init"

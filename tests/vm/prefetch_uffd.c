@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -112,7 +113,8 @@ static void case_setup(struct uffd_case *c, enum kt_uffd_mode mode,
 		 (unsigned long long)(chunk >> 10), policy ? policy : "stock",
 		 nr, gup == KVM_PREFETCH_GUP_FAST_ONLY ? " gup fast" : "");
 	c->chunks = DATA_SIZE / chunk;
-	c->prefetch = policy && !strcmp(policy, "auto") && nr > 1;
+	c->prefetch = policy && (!strcmp(policy, "auto") ||
+				 !strcmp(policy, "bpf_auto")) && nr > 1;
 
 	/*
 	 * The guest faults at the first page of every step-page block: at a
@@ -373,6 +375,33 @@ static void test_tail_waiter(enum kt_uffd_mode mode)
 	kt_uffd_destroy(u);
 }
 
+/*
+ * The BPF port of auto (kvm-policy/bpf/auto.bpf.c, 6.12 base only) must
+ * restore as auto does: one guest fault per chunk.
+ */
+static void test_bpf_auto(void)
+{
+	static const uint64_t bchunks[] = { 64 << 10, 512 << 10, 2 << 20 };
+	unsigned int i;
+
+	if (access("/bpf/auto.bpf.o", F_OK) ||
+	    access("/bin/kvm-prefetch", X_OK)) {
+		kt_info("no BPF policies on this base: bpf_auto cases not run");
+		return;
+	}
+	if (system("kvm-prefetch bpf load /bpf/auto.bpf.o >/dev/null")) {
+		kt_fail("kvm-prefetch bpf load /bpf/auto.bpf.o");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(bchunks); i++)
+		run_case(KT_UFFD_MISSING, bchunks[i], "bpf_auto",
+			 bchunks[i] / KT_PAGE_SIZE, KVM_PREFETCH_GUP_NOFAULT);
+	run_case(KT_UFFD_MINOR, 512 << 10, "bpf_auto", 128,
+		 KVM_PREFETCH_GUP_NOFAULT);
+	KT_EXPECT(system("kvm-prefetch bpf unload bpf_auto >/dev/null") == 0,
+		  "kvm-prefetch bpf unload bpf_auto");
+}
+
 int main(void)
 {
 	static const uint64_t chunks[] = {
@@ -428,6 +457,7 @@ int main(void)
 	run_case(KT_UFFD_MINOR, 64 << 10, "auto", 16, nofault);
 	run_case(KT_UFFD_MINOR, 64 << 10, "auto", 64, nofault);
 	run_case(KT_UFFD_MINOR, 64 << 10, "none", 16, nofault);
+	test_bpf_auto();
 out:
 	munmap(src, DATA_SIZE);
 	return kt_exit();
