@@ -11,6 +11,12 @@
 /// the files that register or unregister policies; this is how kvm.ko's
 /// built-in policies are unregistered, from kvm_x86_exit()).
 ///
+/// Policies of BPF struct_ops maps (virt/kvm/prefetch_bpf.c) come and go
+/// with their map's link: a kvm_prefetch_register(X) in the .reg callback
+/// of a struct bpf_struct_ops is paired by kvm_prefetch_unregister(X) in
+/// its .unreg callback instead.  The type's .cfi_stubs table is no policy
+/// (it only gives the callbacks' prototypes) and needs .window only.
+///
 // Confidence: High
 // Comments: the exit-path check looks at all files of one spatch run
 //  together and reports at the end of the run (report and org modes).
@@ -25,7 +31,11 @@ virtual report
 import re
 
 REQUIRED = (".name", ".owner = THIS_MODULE", ".window")
+STUB_REQUIRED = (".window",)
 fields = {}		# ops initializer position -> fields it sets
+stubs = set()		# (file, ops tables given as .cfi_stubs of a bpf_struct_ops)
+bpf_reg = set()		# (file, .reg callbacks of a struct bpf_struct_ops)
+bpf_unreg = set()	# (file, .unreg callbacks)
 registered = []		# (position, file, argument)
 unregistered = []	# (file, function, argument)
 exit_fns = set()	# __exit and module_exit() functions
@@ -98,13 +108,57 @@ p << has_window.p;
 
 fields.setdefault(key(p[0]), set()).add(".window")
 
+// A BPF struct_ops type: its callbacks and its stubs.
+@bpf_stubs@
+identifier s, x;
+position q;
+@@
+
+struct bpf_struct_ops s@q = { ..., .cfi_stubs = &x, ... };
+
+@script:python@
+x << bpf_stubs.x;
+p << bpf_stubs.q;
+@@
+
+stubs.add((p[0].file, x))
+
+@bpf_reg_cb@
+identifier s, fn;
+position q;
+@@
+
+struct bpf_struct_ops s@q = { ..., .reg = fn, ... };
+
+@script:python@
+fn << bpf_reg_cb.fn;
+p << bpf_reg_cb.q;
+@@
+
+bpf_reg.add((p[0].file, fn))
+
+@bpf_unreg_cb@
+identifier s, fn;
+position q;
+@@
+
+struct bpf_struct_ops s@q = { ..., .unreg = fn, ... };
+
+@script:python@
+fn << bpf_unreg_cb.fn;
+p << bpf_unreg_cb.q;
+@@
+
+bpf_unreg.add((p[0].file, fn))
+
 @script:python incomplete@
 p << ops.p;
 x << ops.x;
 missing;
 @@
 
-miss = [f for f in REQUIRED if f not in fields.get(key(p[0]), set())]
+req = STUB_REQUIRED if (p[0].file, x) in stubs else REQUIRED
+miss = [f for f in req if f not in fields.get(key(p[0]), set())]
 if miss:
     coccinelle.missing = ", ".join(miss)
 else:
@@ -128,21 +182,28 @@ warn(p[0], "WARNING: struct kvm_prefetch_ops %s does not set %s" %
 
 // ---- register and unregister ------------------------------------------
 
-@reg@
+@register_call@
+identifier fn;
 expression E;
 position p;
 @@
 
-kvm_prefetch_register@p(E)
+fn(...)
+{
+	<+...
+	kvm_prefetch_register@p(E)
+	...+>
+}
 
 @script:python depends on org || report@
-p << reg.p;
-E << reg.E;
+rfn << register_call.fn;
+p << register_call.p;
+E << register_call.E;
 @@
 
-registered.append((p[0], p[0].file, norm(E)))
+registered.append((p[0], p[0].file, rfn, norm(E)))
 
-@unreg@
+@release_call@
 identifier fn;
 expression E;
 position p;
@@ -156,9 +217,9 @@ fn(...)
 }
 
 @script:python depends on org || report@
-fn << unreg.fn;
-E << unreg.E;
-p << unreg.p;
+fn << release_call.fn;
+E << release_call.E;
+p << release_call.p;
 @@
 
 unregistered.append((p[0].file, fn, norm(E)))
@@ -225,7 +286,7 @@ calls.setdefault(fn, set()).add(callee)
 
 // Calls in files that register or unregister policies, to follow the exit
 // path from a module's exit function into its helpers.
-@policy_calls depends on reg || unreg@
+@policy_calls depends on register_call || release_call@
 identifier fn, callee;
 @@
 
@@ -252,7 +313,10 @@ while todo:
             on_exit_path.add(callee)
             todo.append(callee)
 
-for p, f, e in registered:
+for p, f, fn, e in registered:
+    if (f, fn) in bpf_reg and any(uf == f and ue == e and (uf, ufn) in bpf_unreg
+                                  for uf, ufn, ue in unregistered):
+        continue
     if not any(uf == f and ue == e and ufn in on_exit_path
                for uf, ufn, ue in unregistered):
         warn(p, "WARNING: kvm_prefetch_register(%s) without "
