@@ -13,6 +13,8 @@
  *	none		ours, policy none
  *	auto-8		ours, auto, nr_pages 8 (gup nofault)
  *	auto-512	ours, auto, nr_pages 512 (gup nofault)
+ *	bpf-auto-8	ours, bpf_auto (kvm-policy/bpf/auto.bpf.c, loaded with
+ *	bpf-auto-512	kvm-prefetch bpf load; 6.12 base), nr_pages 8 or 512
  *
  * and for two sizes (pages=2048:4096 by default), the pass is one KVM_RUN
  * between two marks that the plugin sees: it snapshots its counters on
@@ -23,6 +25,9 @@
  *
  * Output, parsed by report.py:
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
+ *		(kvm and kvm_amd; other modules as @@COSTOTHER: the module
+ *		area's code outside every module is BPF's JIT images and
+ *		trampolines, which report.py adds to kvm's)
  *	@@COST cfg=<id> pages=<n> s0=<snapshot> s1=<snapshot> pf=<n>
  *		windows=<n> mapped=<n> ok=<0|1>
  *	@@COSTSYM <address> <name> <module>	with syms=1, after @@COSTMOD:
@@ -58,12 +63,15 @@ static const struct cfg all_cfgs[] = {
 	{ "none", "none", 0 },
 	{ "auto-8", "auto", 8 },
 	{ "auto-512", "auto", 512 },
+	{ "bpf-auto-8", "bpf_auto", 8 },
+	{ "bpf-auto-512", "bpf_auto", 512 },
 };
 
 static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
 static unsigned int nr_sizes = 2;
 static char cfg_list[128] = "stock:none:auto-8:auto-512";
 static unsigned int nr_marks;
+static bool bpf_loaded;
 static bool want_syms, core_syms_printed;
 
 /*
@@ -91,9 +99,12 @@ static void print_modules(void)
 		if (sscanf(line, "%63s %llu %d %255s %31s %llx", name, &size,
 			   &refs, deps, state, &base) != 6)
 			continue;
-		if (strcmp(name, "kvm") && strcmp(name, "kvm_amd"))
-			continue;
 		KT_ASSERT(base, "/proc/modules hides the address of %s", name);
+		if (strcmp(name, "kvm") && strcmp(name, "kvm_amd")) {
+			printf("@@COSTOTHER name=%s base=0x%llx size=%llu\n",
+			       name, base, size);
+			continue;
+		}
 		printf("@@COSTMOD name=%s base=0x%llx size=%llu\n", name, base,
 		       size);
 		found++;
@@ -246,9 +257,17 @@ int main(int argc, char **argv)
 				  mods);
 			print_modules();
 		}
+		if (c->policy && !strcmp(c->policy, "bpf_auto") && !bpf_loaded) {
+			KT_ASSERT(!system("kvm-prefetch bpf load /bpf/auto.bpf.o"),
+				  "kvm-prefetch bpf load /bpf/auto.bpf.o");
+			bpf_loaded = true;
+		}
 		for (s = 0; s < nr_sizes; s++)
 			run(c, sizes[s]);
 	}
+	if (bpf_loaded)
+		KT_ASSERT(!system("kvm-prefetch bpf unload bpf_auto"),
+			  "kvm-prefetch bpf unload bpf_auto");
 	if (mods && strcmp(mods, "ours"))
 		KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
 	if (!kt_failures())

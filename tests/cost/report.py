@@ -8,7 +8,9 @@ plugin's snapshots, see tests/cost/meter.c).
 
 For each @@COST line the instructions between its two snapshots are
 summed over the bins of kvm.ko and kvm-amd.ko (their ranges from the last
-@@COSTMOD lines before it) and over the core kernel text.  Per boot and
+@@COSTMOD lines before it), plus the bins of the module area that belong
+to no module (@@COSTOTHER lists the others): BPF's JIT images and
+trampolines, what a BPF policy runs; and over the core kernel text.  Per boot and
 configuration, the difference between the largest and the smallest size
 cancels what a run costs once; then
 
@@ -31,6 +33,7 @@ import sys
 
 AGREE_PCT = 0.5         # two boots must agree this well
 NONE_PCT = 0.5          # none may cost at most this much more than stock
+BPF_PCT = 5.0           # a BPF port may cost this much more than its original
 
 
 def kv(line):
@@ -58,13 +61,16 @@ def read_snapshots(path):
 def read_run(d, i):
     """The @@COST lines of boot i, each with its mod and core counts."""
     snaps = read_snapshots(os.path.join(d, 'meter-%d.txt' % i))
-    mods, rows = {}, []
+    mods, others, rows = {}, {}, []
     with open(os.path.join(d, 'cost-%d.log' % i), errors='replace') as f:
         for line in f:
             line = line.replace('\r', '').strip()
             if line.startswith('@@COSTMOD '):
                 m = kv(line)
                 mods[m['name']] = (int(m['base'], 16), int(m['size']))
+            elif line.startswith('@@COSTOTHER '):
+                m = kv(line)
+                others[m['name']] = (int(m['base'], 16), int(m['size']))
             elif line.startswith('@@COST '):
                 c = kv(line)
                 s0, s1 = int(c['s0']), int(c['s1'])
@@ -72,15 +78,22 @@ def read_run(d, i):
                     raise SystemExit('cost: boot %d: snapshot %d or %d missing'
                                      % (i, s0, s1))
                 b0, b1 = snaps[s0][1], snaps[s1][1]
-                mod = 0
+                mod = bpf = 0
+                owned = set()
+                for base, size in list(mods.values()) + list(others.values()):
+                    owned.update(range(base, base + size, 4096))
                 for base, size in mods.values():
                     for a in range(base, base + size, 4096):
                         mod += b1.get(a, 0) - b0.get(a, 0)
+                for a in set(b1) - owned:
+                    bpf += b1.get(a, 0) - b0.get(a, 0)
+                mod += bpf
                 rows.append({
                     'run': i, 'cfg': c['cfg'], 'pages': int(c['pages']),
                     'pf': int(c['pf']), 'windows': int(c['windows']),
                     'mapped': int(c['mapped']), 'ok': c['ok'] == '1',
-                    'mod': mod, 'core': snaps[s1][0] - snaps[s0][0],
+                    'mod': mod, 'bpf': bpf,
+                    'core': snaps[s1][0] - snaps[s0][0],
                 })
     return rows
 
@@ -97,7 +110,7 @@ def derive(rows):
         if hi['pages'] == lo['pages']:
             raise SystemExit('cost: %s run %d: need two sizes' % key)
         d = {k: hi[k] - lo[k] for k in ('pages', 'pf', 'mapped', 'mod',
-                                        'core')}
+                                        'bpf', 'core')}
         d['mod_fault'] = d['mod'] / d['pf']
         d['core_fault'] = d['core'] / d['pf']
         out[key] = d
@@ -197,6 +210,34 @@ def main():
                   'instructions per guest fault than stock (%+.2f%%)'
                   % (i, NONE_PCT, dm))
 
+    # A BPF policy against the built-in one it ports: per guest fault,
+    # kvm's instructions include the BPF code's.
+    for c in cfgs:
+        if not c.startswith('bpf-'):
+            for i in runs:
+                d = der.get((c, i))
+                if d:
+                    check(d['bpf'] == 0, '%s, boot %d: no BPF code runs (%d insns)'
+                          % (c, i, d['bpf']))
+            continue
+        ref = c[len('bpf-'):]
+        for i in runs:
+            b, r = der.get((c, i)), der.get((ref, i))
+            if not b or not r:
+                continue
+            dm = pct(b['mod_fault'], r['mod_fault'])
+            notes.append('boot %d: %s against %s per guest fault: %+.0f insns '
+                         '(%+.2f%%), of which BPF code %.0f; per prefetched page %+.0f'
+                         % (i, c, ref, b['mod_fault'] - r['mod_fault'], dm,
+                            b['bpf'] / b['pf'],
+                            b.get('mod_page', 0) - r.get('mod_page', 0)))
+            check(b['pf'] == r['pf'] and b['mapped'] == r['mapped'],
+                  'boot %d: %s takes the faults and maps the pages %s does'
+                  % (i, c, ref))
+            check(dm <= BPF_PCT,
+                  'boot %d: %s executes at most %.0f%% more kvm instructions '
+                  'per guest fault than %s (%+.2f%%)' % (i, c, BPF_PCT, ref, dm))
+
     env = []
     if a.abi:
         env.append('guest kernel %s' % a.abi)
@@ -239,11 +280,12 @@ def main():
     with open(os.path.join(a.dir, 'raw.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['boot', 'config', 'pages', 'guest_faults', 'windows',
-                    'prefetched', 'kvm_insns', 'core_insns', 'ok'])
+                    'prefetched', 'kvm_insns', 'bpf_insns', 'core_insns',
+                    'ok'])
         for r in rows:
             w.writerow([r['run'], r['cfg'], r['pages'], r['pf'],
-                        r['windows'], r['mapped'], r['mod'], r['core'],
-                        int(r['ok'])])
+                        r['windows'], r['mapped'], r['mod'], r['bpf'],
+                        r['core'], int(r['ok'])])
 
     print('\n'.join(md))
     print('\n'.join(checks))
