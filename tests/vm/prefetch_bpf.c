@@ -221,18 +221,21 @@ static void test_default(void)
 
 static void test_verifier(void)
 {
-	static const struct { const char *obj, *name; } bad[] = {
-		{ OBJ_BAD_WRITE, "bad_write" }, { OBJ_BAD_OOB, "bad_oob" },
+	static const struct { const char *obj, *name, *why; } bad[] = {
+		{ OBJ_BAD_WRITE, "bad_write",
+		  "kvm_prefetch_ops: only struct kvm_prefetch_window is writable" },
+		{ OBJ_BAD_OOB, "bad_oob",
+		  "kvm_prefetch_ops: write at 12 size 4 is outside the window" },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int rc = cli("bpf load %s", bad[i].obj);
 
-		KT_EXPECT(rc == 1 && strstr(out, "kvm_prefetch_ops:"),
-			  "%s: refused by the verifier with the type's message (exit %d)",
-			  bad[i].name, rc);
-		if (rc != 1 || !strstr(out, "kvm_prefetch_ops:"))
+		KT_EXPECT(rc == 1 && strstr(out, bad[i].why),
+			  "%s: refused by the verifier: \"%s\" (exit %d)",
+			  bad[i].name, bad[i].why, rc);
+		if (rc != 1 || !strstr(out, bad[i].why))
 			kt_info("%s", out);
 		KT_EXPECT(!available(bad[i].name), "%s is not registered",
 			  bad[i].name);
