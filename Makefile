@@ -79,7 +79,7 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 # in this list: scripts/kernel-set.sh installs it ("kernel-deps").
 DEB_PKGS := qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 	flex bison libelf-dev libssl-dev xz-utils patch rsync kmod \
-	linux-libc-dev libc6-dev gnuplot-nox git clang zlib1g-dev
+	linux-libc-dev libc6-dev gnuplot-nox git clang zlib1g-dev python3
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.
