@@ -108,17 +108,10 @@ static long wait_refcnt(long want)
 	return v;
 }
 
+/* A VM with the data slot, populated, and a vCPU that has run once. */
 static struct kt_vm *populated_vm(struct kt_vcpu **vcpu)
 {
-	struct kt_vm *vm = kt_vm_create();
-	char *mem;
-
-	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, DATA_SIZE, 0, NULL);
-	memset(mem, 0x5a, DATA_SIZE);
-	*vcpu = kt_vcpu_add(vm, 0);
-	/* Fault the code page in first so it does not count below. */
-	kt_touch(*vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_WRITE);
-	return vm;
+	return kt_vm_populated(DATA_SLOT, DATA_GPA, DATA_SIZE, 0x5a, vcpu);
 }
 
 struct counts {

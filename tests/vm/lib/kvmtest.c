@@ -686,3 +686,15 @@ char *kt_populated(uint64_t size, uint64_t gpa)
 		*(uint32_t *)(mem + off) = (uint32_t)(gpa + off);
 	return mem;
 }
+
+struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
+			      int fill, struct kt_vcpu **vcpu)
+{
+	struct kt_vm *vm = kt_vm_create();
+	char *mem = kt_vm_add_slot(vm, slot, gpa, size, 0, NULL);
+
+	memset(mem, fill, size);
+	*vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(*vcpu, gpa, gpa, 0, KT_TOUCH_WRITE);
+	return vm;
+}

@@ -191,6 +191,13 @@ void kt_vm_move_slot(struct kt_vm *vm, uint32_t slot, uint64_t new_gpa);
 void kt_vm_set_slot_flags(struct kt_vm *vm, uint32_t slot, uint32_t flags);
 /* Host address of @gpa, or NULL if no slot covers it. */
 void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa);
+/*
+ * A VM with memslot @slot of @size bytes at @gpa, its host memory filled
+ * with @fill, and vCPU 0, which has run once so that its code page is
+ * mapped and the slot's first fault is the test's.  The vCPU is in *@vcpu.
+ */
+struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
+			      int fill, struct kt_vcpu **vcpu);
 
 /* ---- vCPUs --------------------------------------------------------- */
 
