@@ -7,10 +7,12 @@
 #
 #   make arm64-deps     the cross toolchain, QEMU and the source (as root)
 #   make arm64-kernel   extract, patch, overlay, cross-build Image
+#   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
+#                       tests/arm64/last-run.txt keeps the last run
 #
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
-.PHONY: arm64-deps arm64-kernel
+.PHONY: arm64-deps arm64-kernel arm64-vm-test
 
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -29,3 +31,7 @@ arm64-kernel: arm64-deps
 		SRC_TARBALL=/usr/src/$(ARM64_SRC_PKG).tar.xz \
 		CONFIG_FRAGMENT=$(TOP)/arch/arm64/kvm-virt.config \
 		KP_BASE=$(ARM64_BASE) JOBS=2 scripts/arm64-kernel.sh
+
+arm64-vm-test: arm64-kernel
+	@tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
+		tee $(TOP)/tests/arm64/last-run.txt
