@@ -106,3 +106,7 @@ end=$(date +%s)
 cp "$OBJ/arch/arm64/boot/Image" "$OUT/Image.new"
 mv "$OUT/Image.new" "$OUT/Image"
 echo "arm64: Image built in $((end - start)) s ($(stat -c %s "$OUT/Image") bytes)"
+
+# The uAPI headers as a VMM built against this kernel sees them, for the
+# test programs (tests/arm64/run-vm.sh, UAPI=$OUT/uapi/include).
+"${KMAKE[@]}" -s INSTALL_HDR_PATH="$OUT/uapi" headers_install

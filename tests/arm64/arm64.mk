@@ -33,5 +33,5 @@ arm64-kernel: arm64-deps
 		KP_BASE=$(ARM64_BASE) JOBS=2 scripts/arm64-kernel.sh
 
 arm64-vm-test: arm64-kernel
-	@tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
+	@UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
 		tee $(TOP)/tests/arm64/last-run.txt
