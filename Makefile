@@ -377,3 +377,4 @@ include cocci/cocci.mk
 include tests/selftests/selftests.mk
 include packaging/deb.mk
 include tests/qemu/qemu.mk
+include tests/arm64/arm64.mk

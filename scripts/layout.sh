@@ -7,16 +7,19 @@
 #
 #	kvm-policy/		virt/kvm/
 #	include/		include/
-#	arch/x86/kvm/		arch/x86/kvm/
+#	arch/<arch>/kvm/	arch/<arch>/kvm/
 #	sysfs-docs/ABI/		Documentation/ABI/testing/
 #	sysfs-docs/*.rst	Documentation/virt/kvm/
 #
-# Each base kernel (KP_BASE: 6.1, the default, or 6.12) has its own
-# directory arch/x86/<base>/: its hook series (series, patches/) and the
-# few files only that base needs, laid out as above below it:
+# Each architecture (KP_ARCH: x86, the default, or arm64) and base kernel
+# (KP_BASE: 6.1, the default, or 6.12) has its own directory
+# arch/<arch>/<base>/: its hook series (series, patches/) and the few
+# files only that base needs, laid out as above below it:
 #
-#	arch/x86/<base>/kvm-policy/	virt/kvm/
-#	arch/x86/<base>/kvm/		arch/x86/kvm/
+#	arch/<arch>/<base>/kvm-policy/	virt/kvm/
+#	arch/<arch>/<base>/kvm/		arch/<arch>/kvm/
+#
+# Only the selected architecture's files have a home in the tree.
 #
 # Usage, from the top of the repository:
 #   layout.sh path <file>...	the tree path of each file
@@ -27,12 +30,13 @@
 #				kvm-policy/*/, built outside the tree (not
 #				the BPF policies, kvm-policy/bpf/*.bpf.c)
 #   layout.sh overlay <tree>	copy kvm.ko's sources into <tree>
-#   layout.sh series		the hook patches of arch/x86/<base>/series,
+#   layout.sh series		the hook patches of arch/<arch>/<base>/series,
 #				in order
 # Sourced, it defines the kp_* functions below.
 
+KP_ARCH=${KP_ARCH:-x86}
 KP_BASE=${KP_BASE:-6.1}
-KP_BASE_DIR=arch/x86/$KP_BASE
+KP_BASE_DIR=arch/$KP_ARCH/$KP_BASE
 
 # kp_tree_path <file>: print where <file> lives in the kernel tree; fail
 # for a file that has no home there.  A file of another base's directory
@@ -41,10 +45,11 @@ kp_tree_path() {
 	case $1 in
 	"$KP_BASE_DIR"/kvm-policy/*)
 		echo "virt/kvm/${1#"$KP_BASE_DIR"/kvm-policy/}" ;;
-	"$KP_BASE_DIR"/kvm/*)	echo "arch/x86/kvm/${1#"$KP_BASE_DIR"/kvm/}" ;;
+	"$KP_BASE_DIR"/kvm/*)
+		echo "arch/$KP_ARCH/kvm/${1#"$KP_BASE_DIR"/kvm/}" ;;
 	kvm-policy/*)		echo "virt/kvm/${1#kvm-policy/}" ;;
 	include/*)		echo "$1" ;;
-	arch/x86/kvm/*)		echo "$1" ;;
+	arch/"$KP_ARCH"/kvm/*)	echo "$1" ;;
 	sysfs-docs/ABI/*)	echo "Documentation/ABI/testing/${1#sysfs-docs/ABI/}" ;;
 	sysfs-docs/*.rst)	echo "Documentation/virt/kvm/${1#sysfs-docs/}" ;;
 	*)			return 1 ;;
@@ -61,7 +66,7 @@ kp_c_files() {
 # subdirectories of kvm-policy/) are built outside the tree.
 kp_kvm_sources() {
 	local f dst
-	for f in $(kp_c_files kvm-policy include arch/x86/kvm "$KP_BASE_DIR"); do
+	for f in $(kp_c_files kvm-policy include "arch/$KP_ARCH/kvm" "$KP_BASE_DIR"); do
 		case $f in kvm-policy/*/*) continue ;; esac
 		dst=$(kp_tree_path "$f") || continue
 		echo "$f $dst"
@@ -81,7 +86,7 @@ kp_overlay() {
 	done
 }
 
-# The hook patches, in the order of arch/x86/<base>/series (comments and
+# The hook patches, in the order of arch/<arch>/<base>/series (comments and
 # blank lines dropped), relative to the top of the repository.
 kp_series() {
 	[ -f "$KP_BASE_DIR/series" ] || {

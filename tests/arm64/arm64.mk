@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# arm64: the same policies on the stage-2 MMU, tested under QEMU's
+# emulated EL2 (-M virt,virtualization=on -cpu max).  KVM is built into
+# the arm64 kernel, so the hook series (arch/arm64/<base>/series) goes
+# into a whole cross-built kernel (scripts/arm64-kernel.sh).
+#
+#   make arm64-deps     the cross toolchain, QEMU and the source (as root)
+#   make arm64-kernel   extract, patch, overlay, cross-build Image
+#   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
+#                       tests/arm64/last-run.txt keeps the last run
+#
+# Not part of `make check`: tests/arm64/README.md gives the times.
+
+.PHONY: arm64-deps arm64-kernel arm64-vm-test
+
+ARM64_BASE := 6.1
+ARM64_OUT := $(TOP)/build/arm64
+ARM64_SRC_PKG := linux-source-$(ARM64_BASE)
+ARM64_DEB_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	qemu-system-arm $(ARM64_SRC_PKG) bc flex bison libssl-dev cpio gzip \
+	make rsync
+ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
+
+arm64-deps:
+	@scripts/deps.sh $(ARM64_DEB_PKGS)
+
+arm64-kernel: arm64-deps
+	@OUT=$(ARM64_OUT) SRC_PKG=$(ARM64_SRC_PKG) \
+		SRC_VERSION=$(ARM64_SRC_VERSION) \
+		SRC_TARBALL=/usr/src/$(ARM64_SRC_PKG).tar.xz \
+		CONFIG_FRAGMENT=$(TOP)/arch/arm64/kvm-virt.config \
+		KP_BASE=$(ARM64_BASE) JOBS=2 scripts/arm64-kernel.sh
+
+arm64-vm-test: arm64-kernel
+	@UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
+		tee $(TOP)/tests/arm64/last-run.txt

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * a64 - VMs, memslots, vCPUs and stats for the arm64 in-VM tests
+ * (see a64.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "a64.h"
+
+extern const char a64_guest_touch[], a64_guest_touch_end[];
+
+static int n_pass, n_fail, n_skip;
+
+static void report(const char *tag, int *count, const char *fmt, va_list ap)
+{
+	if (count)
+		(*count)++;
+	printf("%s", tag);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+#define REPORT_FN(fn, tag, count)				\
+void fn(const char *fmt, ...)					\
+{								\
+	va_list ap;						\
+	va_start(ap, fmt);					\
+	report(tag, count, fmt, ap);				\
+	va_end(ap);						\
+}
+REPORT_FN(a64_pass, "PASS: ", &n_pass)
+REPORT_FN(a64_fail, "FAIL: ", &n_fail)
+REPORT_FN(a64_skip, "SKIP: ", &n_skip)
+REPORT_FN(a64_info, "# ", NULL)
+
+int a64_exit(void)
+{
+	if (n_fail || (!n_pass && !n_skip))
+		return A64_EXIT_FAIL;
+	return n_pass ? A64_EXIT_PASS : A64_EXIT_SKIP;
+}
+
+void a64_require_kvm(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	A64_REQUIRE(fd >= 0, "/dev/kvm: %s", strerror(errno));
+	A64_REQUIRE(ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION,
+		    "/dev/kvm: wrong API version");
+	close(fd);
+}
+
+struct a64_vm *a64_vm_create(void)
+{
+	struct a64_vm *vm = calloc(1, sizeof(*vm));
+	size_t len = a64_guest_touch_end - a64_guest_touch;
+	void *code;
+
+	A64_ASSERT(vm, "calloc");
+	vm->stats.fd = -1;
+	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	A64_ASSERT(vm->kvm_fd >= 0, "/dev/kvm: %s", strerror(errno));
+	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	A64_ASSERT(vm->fd >= 0, "KVM_CREATE_VM: %s", strerror(errno));
+	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	A64_ASSERT(vm->run_size > 0, "KVM_GET_VCPU_MMAP_SIZE: %s",
+		   strerror(errno));
+	code = a64_vm_add_slot(vm, A64_CODE_SLOT, A64_CODE_GPA, A64_PAGE, 0,
+			       NULL, false);
+	memcpy(code, a64_guest_touch, len);
+	return vm;
+}
+
+void a64_vm_free(struct a64_vm *vm)
+{
+	int i;
+
+	close(vm->fd);
+	close(vm->kvm_fd);
+	for (i = 0; i < A64_MAX_SLOTS; i++)
+		if (vm->slots[i].used && vm->slots[i].owned)
+			munmap(vm->slots[i].hva, vm->slots[i].size);
+	if (vm->stats.fd >= 0)
+		close(vm->stats.fd);
+	free(vm->stats.descs);
+	free(vm);
+}
+
+int a64_vm_check_ext(struct a64_vm *vm, long cap)
+{
+	int r = ioctl(vm->fd, KVM_CHECK_EXTENSION, cap);
+
+	return r < 0 ? -errno : r;
+}
+
+static void set_slot(struct a64_vm *vm, uint32_t slot)
+{
+	struct a64_slot *s = &vm->slots[slot];
+	struct kvm_userspace_memory_region r = {
+		.slot = slot, .flags = s->flags, .guest_phys_addr = s->gpa,
+		.memory_size = s->size, .userspace_addr = (uintptr_t)s->hva,
+	};
+
+	A64_ASSERT(!ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r),
+		   "KVM_SET_USER_MEMORY_REGION slot %u: %s", slot,
+		   strerror(errno));
+}
+
+void *a64_vm_add_slot(struct a64_vm *vm, uint32_t slot, uint64_t gpa,
+		      uint64_t size, uint32_t flags, void *host, bool thp)
+{
+	struct a64_slot *s;
+
+	A64_ASSERT(slot < A64_MAX_SLOTS && !vm->slots[slot].used,
+		   "slot %u", slot);
+	s = &vm->slots[slot];
+	if (!host) {
+		host = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		A64_ASSERT(host != MAP_FAILED, "mmap %llu: %s",
+			   (unsigned long long)size, strerror(errno));
+		madvise(host, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		s->owned = true;
+	}
+	s->used = true;
+	s->flags = flags;
+	s->gpa = gpa;
+	s->size = size;
+	s->hva = host;
+	set_slot(vm, slot);
+	return host;
+}
+
+void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags)
+{
+	vm->slots[slot].flags = flags;
+	set_slot(vm, slot);
+}
+
+#define CORE_REG(name)	(KVM_REG_ARM64 | KVM_REG_SIZE_U64 | \
+			 KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(name))
+
+static void set_reg(struct a64_vcpu *vcpu, uint64_t id, uint64_t val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)&val };
+
+	A64_ASSERT(!ioctl(vcpu->fd, KVM_SET_ONE_REG, &reg),
+		   "KVM_SET_ONE_REG %#llx: %s", (unsigned long long)id,
+		   strerror(errno));
+}
+
+struct a64_vcpu *a64_vcpu_add(struct a64_vm *vm, int id)
+{
+	struct a64_vcpu *vcpu = calloc(1, sizeof(*vcpu));
+	struct kvm_vcpu_init init;
+
+	A64_ASSERT(vcpu, "calloc");
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->stats.fd = -1;
+	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
+	A64_ASSERT(vcpu->fd >= 0, "KVM_CREATE_VCPU: %s", strerror(errno));
+	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, vcpu->fd, 0);
+	A64_ASSERT(vcpu->run != MAP_FAILED, "mmap kvm_run: %s",
+		   strerror(errno));
+	memset(&init, 0, sizeof(init));
+	A64_ASSERT(!ioctl(vm->fd, KVM_ARM_PREFERRED_TARGET, &init),
+		   "KVM_ARM_PREFERRED_TARGET: %s", strerror(errno));
+	A64_ASSERT(!ioctl(vcpu->fd, KVM_ARM_VCPU_INIT, &init),
+		   "KVM_ARM_VCPU_INIT: %s", strerror(errno));
+	return vcpu;
+}
+
+void a64_vcpu_free(struct a64_vcpu *vcpu)
+{
+	munmap(vcpu->run, vcpu->vm->run_size);
+	close(vcpu->fd);
+	if (vcpu->stats.fd >= 0)
+		close(vcpu->stats.fd);
+	free(vcpu->stats.descs);
+	free(vcpu);
+}
+
+uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		   uint64_t stride, enum a64_touch_mode mode)
+{
+	struct kvm_run *run = vcpu->run;
+	uint32_t val;
+
+	set_reg(vcpu, CORE_REG(regs.regs[0]), start);
+	set_reg(vcpu, CORE_REG(regs.regs[1]), end);
+	set_reg(vcpu, CORE_REG(regs.regs[2]), stride ? stride : A64_PAGE);
+	set_reg(vcpu, CORE_REG(regs.regs[3]), mode);
+	set_reg(vcpu, CORE_REG(regs.regs[6]), A64_DONE_GPA);
+	set_reg(vcpu, CORE_REG(regs.pc), A64_CODE_GPA);
+	for (;;) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			A64_ASSERT(errno == EINTR, "KVM_RUN: %s",
+				   strerror(errno));
+			continue;
+		}
+		if (run->exit_reason == KVM_EXIT_MMIO &&
+		    run->mmio.phys_addr == A64_DONE_GPA && run->mmio.is_write &&
+		    run->mmio.len == 4)
+			break;
+		A64_ASSERT(0, "unexpected exit %u (mmio %#llx)",
+			   run->exit_reason,
+			   (unsigned long long)run->mmio.phys_addr);
+	}
+	memcpy(&val, run->mmio.data, 4);
+	return val;
+}
+
+static int stats_open(struct a64_stats *st, int owner_fd)
+{
+	size_t len;
+	int fd;
+
+	fd = ioctl(owner_fd, KVM_GET_STATS_FD, 0);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &st->hdr, sizeof(st->hdr), 0) != sizeof(st->hdr))
+		goto err;
+	st->desc_size = sizeof(struct kvm_stats_desc) + st->hdr.name_size;
+	len = st->desc_size * st->hdr.num_desc;
+	st->descs = malloc(len ? len : 1);
+	if (!st->descs || pread(fd, st->descs, len, st->hdr.desc_offset) !=
+			  (ssize_t)len)
+		goto err;
+	st->fd = fd;
+	return 0;
+err:
+	free(st->descs);
+	st->descs = NULL;
+	close(fd);
+	return -EIO;
+}
+
+int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val)
+{
+	struct a64_stats *st = &vcpu->stats;
+	struct kvm_stats_desc *d;
+	uint32_t i;
+	int r;
+
+	if (st->fd < 0 && (r = stats_open(st, vcpu->fd)))
+		return r;
+	for (i = 0; i < st->hdr.num_desc; i++) {
+		d = (struct kvm_stats_desc *)(st->descs + i * st->desc_size);
+		if (strncmp(d->name, name, st->hdr.name_size))
+			continue;
+		if (pread(st->fd, val, sizeof(*val),
+			  st->hdr.data_offset + d->offset) != sizeof(*val))
+			return -EIO;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name)
+{
+	uint64_t val = 0;
+	int r = a64_vcpu_stat(vcpu, name, &val);
+
+	A64_ASSERT(!r, "vcpu %d stat %s: %s", vcpu->id, name, strerror(-r));
+	return val;
+}
+
+int64_t a64_vcpu_faults(struct a64_vcpu *vcpu)
+{
+	uint64_t v;
+
+	return a64_vcpu_stat(vcpu, "pf_taken", &v) ? -1 : (int64_t)v;
+}
+
+uint64_t a64_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * a64 - the arm64 counterpart of tests/vm/lib/kvmtest: in-VM tests of
+ * KVM's stage-2 MMU under QEMU's emulated EL2.
+ *
+ * A VM here has the touch program (guest.S) in a one-page code memslot
+ * and runs it with the guest's stage-1 MMU off, so that every guest
+ * access to a fresh page is a stage-2 translation fault on the host.
+ * The program reports through an MMIO write to A64_DONE_GPA, which lies
+ * in no memslot (KVM_EXIT_MMIO).
+ *
+ * Reporting is kvmtest's: one "PASS: ", "FAIL: " or "SKIP: " line per
+ * check, "# " for information; a64_exit() gives 0, 1 or 4.
+ */
+#ifndef A64_H
+#define A64_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <linux/kvm.h>
+
+#define A64_EXIT_PASS	0
+#define A64_EXIT_FAIL	1
+#define A64_EXIT_SKIP	4
+
+#define A64_PAGE	4096ULL
+#define A64_CODE_SLOT	0
+#define A64_CODE_GPA	0x0ULL
+#define A64_DONE_GPA	0xfff000ULL	/* MMIO, in no memslot */
+#define A64_MAX_SLOTS	16
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+enum a64_touch_mode {
+	A64_TOUCH_WRITE = 0,	/* store the address's low 32 bits in each page */
+	A64_TOUCH_READ = 1,	/* sum each page's first word (mod 2^32) */
+};
+
+struct a64_stats {
+	int fd;
+	struct kvm_stats_header hdr;
+	char *descs;
+	size_t desc_size;
+};
+
+struct a64_slot {
+	bool used, owned;
+	uint32_t flags;
+	uint64_t gpa, size;
+	void *hva;
+};
+
+struct a64_vm {
+	int kvm_fd, fd, run_size;
+	struct a64_slot slots[A64_MAX_SLOTS];
+	struct a64_stats stats;
+};
+
+struct a64_vcpu {
+	struct a64_vm *vm;
+	int id, fd;
+	struct kvm_run *run;
+	struct a64_stats stats;
+};
+
+void a64_pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void a64_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void a64_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void a64_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int a64_exit(void);
+
+#define A64_ASSERT(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			a64_fail("%s:%d: %s: " fmt, __FILE__, __LINE__,	\
+				 #cond, ##__VA_ARGS__);			\
+			exit(a64_exit());				\
+		}							\
+	} while (0)
+
+#define A64_EXPECT(cond, fmt, ...)					\
+	({								\
+		bool __ok = (cond);					\
+		if (__ok)						\
+			a64_pass(fmt, ##__VA_ARGS__);			\
+		else							\
+			a64_fail("%s:%d: " fmt, __FILE__, __LINE__,	\
+				 ##__VA_ARGS__);			\
+		__ok;							\
+	})
+
+#define A64_REQUIRE(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			a64_skip(fmt, ##__VA_ARGS__);			\
+			exit(a64_exit());				\
+		}							\
+	} while (0)
+
+/* SKIP (exit 4) unless /dev/kvm opens with the right API version. */
+void a64_require_kvm(void);
+struct a64_vm *a64_vm_create(void);
+void a64_vm_free(struct a64_vm *vm);
+int a64_vm_check_ext(struct a64_vm *vm, long cap);
+/*
+ * Memslot @slot at @gpa, @size bytes.  With @host NULL the library maps
+ * anonymous memory, MADV_NOHUGEPAGE unless @thp (4 KiB host pages, so
+ * stage-2 mappings are 4 KiB and faults countable).
+ */
+void *a64_vm_add_slot(struct a64_vm *vm, uint32_t slot, uint64_t gpa,
+		      uint64_t size, uint32_t flags, void *host, bool thp);
+void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags);
+
+struct a64_vcpu *a64_vcpu_add(struct a64_vm *vm, int id);
+void a64_vcpu_free(struct a64_vcpu *vcpu);
+/*
+ * One pass of the touch program over [@start, @end) every @stride bytes
+ * (0: a page): run until it reports and return its result (the read sum;
+ * 0 for writes).  Any other exit is a FAIL that ends the program.
+ */
+uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		   uint64_t stride, enum a64_touch_mode mode);
+
+/* First u64 of stat @name: 0, -ENOENT (no such stat) or -errno. */
+int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val);
+uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name);
+/* Stage-2 guest faults so far: "pf_taken" (ours), else NAN-free -1. */
+int64_t a64_vcpu_faults(struct a64_vcpu *vcpu);
+
+uint64_t a64_now_ns(void);
+
+#endif /* A64_H */

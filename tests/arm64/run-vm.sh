@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the arm64 test programs and initramfs, boot Image in
+# qemu-system-aarch64 (-M virt,virtualization=on -cpu max: KVM runs on
+# QEMU's emulated EL2), collect the console and judge the run.  The last
+# line is "N passed, N failed, N skipped".
+#
+# Usage: run-vm.sh <Image> <outdir> [kernel args]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+image=$1 out=$2
+shift 2
+CC=aarch64-linux-gnu-gcc
+CFLAGS="-O2 -g -Wall -Wextra -Wno-unused-parameter -static -pthread -I$here/lib ${UAPI:+-I$UAPI}"
+root=$out/root
+rm -rf "$root"
+mkdir -p "$root"/{proc,sys,dev,tmp,sbin,tests,lib/modules/extra}
+$CC $CFLAGS -o "$root/init" "$here/init.c" || exit 1
+for n in modprobe insmod rmmod; do ln -s ../init "$root/sbin/$n"; done
+for t in "$here"/*.c; do
+	n=$(basename "$t" .c)
+	[ "$n" = init ] && continue
+	$CC $CFLAGS -o "$root/tests/$n" "$t" "$here"/lib/*.c "$here"/lib/*.S || exit 1
+done
+[ -z "${MODULES:-}" ] || cp $MODULES "$root/lib/modules/extra/"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
+log=$out/console.log
+start=$(date +%s)
+timeout 900 qemu-system-aarch64 -M virt,virtualization=on -cpu max \
+	-accel tcg,thread=single -smp 1 -m 1G -nographic -no-reboot \
+	-kernel "$image" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyAMA0 panic=-1 $*" < /dev/null > "$log" 2>&1
+echo "# boot and run: $(( $(date +%s) - start )) s"
+tr -d '\r' < "$log" | grep -E '^(PASS|FAIL|SKIP|# |@@)' | grep -v '^@@BEGIN'
+pass=$(tr -d '\r' < "$log" | grep -c '^PASS: ')
+fail=$(tr -d '\r' < "$log" | grep -c '^FAIL: ')
+skip=$(tr -d '\r' < "$log" | grep -c '^SKIP: ')
+# A program that exited non-zero without a FAIL line, or no @@DONE.
+tr -d '\r' < "$log" | grep -q '^@@DONE' || { echo "FAIL: no @@DONE (hang or panic; $log)"; fail=$((fail + 1)); }
+bad=$(tr -d '\r' < "$log" | grep -E '^@@END .* rc=([2-35-9]|[0-9][0-9]+)' | wc -l)
+fail=$((fail + bad))
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
