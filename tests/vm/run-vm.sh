@@ -16,8 +16,9 @@
 # guest), after saving QEMU's view of the vCPUs in LOG.qemu-state.
 # --plugin: load a TCG plugin into QEMU (-plugin), e.g. the instruction
 # meter of "make cost".
-# --retry-wedged: if the guest wedged and no test had failed, say so and
-# run everything once more (LOG.retry); a second wedge fails.  A wedge of
+# --retry-wedged: if the guest wedged, or the outer QEMU aborted, and no
+# test had failed, say so and run everything once more (LOG.retry); a
+# second wedge or abort fails.  A wedge of
 # unknown cause has been seen a few times under heavy host load (see
 # sysfs-docs/testing.rst, "Known problems of the test setup").
 set -uo pipefail
@@ -89,6 +90,71 @@ qpid=$!
 tail -n +1 -f --pid=$qpid "$log" | filter &
 tpid=$!
 
+# Lost wake-ups.  QEMU 7.2's TCG can lose an interrupt request it has
+# raised for a vCPU: helper_vmrun() sets CPU_INTERRUPT_VIRQ in
+# cs->interrupt_request with a plain read-modify-write, from the vCPU
+# thread and without the iothread lock, while the iothread sets
+# CPU_INTERRUPT_POLL or _HARD in the same word (an APIC timer expiring).
+# The APIC then holds a deliverable vector in IRR that nothing delivers:
+# a vCPU that halts with interrupts on stays halted (its one-shot timer
+# has expired and will not fire again) until another interrupt comes.
+# So after $wake_after seconds of console silence, look at every vCPU
+# every few seconds; one found twice, a second apart, halted with IF set
+# and a vector in IRR above its PPR's class (a state that cannot last on
+# a real CPU) gets a key press (an i8042 interrupt: the APIC is
+# evaluated again), at most three times in a row.  Each is logged ("run-vm: lost wake-up") and counted;
+# KP_WAKE_AFTER=0 turns the watchdog off.
+wake_after=${KP_WAKE_AFTER:-10}
+nr_cpus=${KP_SMP:-2}
+# One line per vCPU: index, HLT, IF, highest vector in IRR (-1: none), PPR.
+vcpu_wake_state() {
+	local i cmds=""
+
+	for ((i = 0; i < nr_cpus; i++)); do
+		cmds+="cpu $i"$'\n'"info registers"$'\n'"info lapic"$'\n'
+	done
+	exec 3<>"/dev/tcp/127.0.0.1/$port" 2>/dev/null || return 1
+	printf '%s' "$cmds" >&3
+	timeout 2 cat <&3 | tr -cd '[:print:]\n' | awk '
+		function hex(s,   i, c, v) {
+			v = 0
+			for (i = 1; i <= length(s); i++) {
+				c = index("0123456789abcdef", tolower(substr(s, i, 1)))
+				if (c == 0)
+					break
+				v = v * 16 + c - 1
+			}
+			return v
+		}
+		/[RE]FL=[0-9a-fA-F]+/ {
+			match($0, /[RE]FL=[0-9a-fA-F]+/)
+			rfl = hex(substr($0, RSTART + 4, RLENGTH - 4))
+			hlt = ($0 ~ /HLT=1/) ? 1 : 0
+		}
+		/^IRR / {
+			irr = -1
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^[0-9]+/ && $i + 0 > irr)
+					irr = $i + 0
+		}
+		/ PPR 0x/ {
+			match($0, / PPR 0x[0-9a-fA-F]+/)
+			ppr = hex(substr($0, RSTART + 7, RLENGTH - 7))
+			print n++, hlt, int(rfl / 512) % 2, irr, ppr
+		}'
+	exec 3>&-
+}
+# The vCPUs of vcpu_wake_state()'s output that lost a wake-up.
+lost_wakeups() {
+	awk '$2 == 1 && $3 == 1 && $4 >= 0 && int($4 / 16) > int($5 / 16) {
+		printf "%svCPU %d (vector %d in IRR, PPR 0x%02x)", sep, $1, $4, $5
+		sep = ", "
+	}'
+}
+pokes=0
+wakeups=0
+healed=0
+
 # Kill the guest after $timeout seconds, or after $stall seconds without
 # a byte on the console (a wedged guest), dumping QEMU's view first.
 last_size=-1
@@ -101,6 +167,29 @@ while kill -0 $qpid 2>/dev/null; do
 	if [ "$size" != "$last_size" ]; then
 		last_size=$size
 		last_change=$now
+	fi
+	# (Right after a key press, whatever the console did.)
+	if [ "$wake_after" -gt 0 ] &&
+	   { [ $pokes -gt 0 ] || [ $(( now - last_change )) -ge "$wake_after" ]; }; then
+		lost=$(vcpu_wake_state | lost_wakeups)
+		# A second look a second later: the state must last.
+		[ -n "$lost" ] && sleep 1 && lost=$(vcpu_wake_state | lost_wakeups)
+		if [ -z "$lost" ]; then
+			if [ $pokes -gt 0 ]; then
+				healed=$((healed + 1))
+				echo "run-vm: lost wake-up healed after $pokes key press(es)" >> "$log"
+			fi
+			pokes=0
+		elif [ $pokes -lt 3 ]; then
+			[ $pokes -eq 0 ] && wakeups=$((wakeups + 1))
+			pokes=$((pokes + 1))
+			echo "run-vm: lost wake-up: halted with an interrupt pending: $lost; a key press" >> "$log"
+			if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+				printf 'sendkey shift\n' >&3
+				timeout 1 cat <&3 > /dev/null
+				exec 3>&-
+			fi
+		fi
 	fi
 	if [ $(( now - start )) -ge "$timeout" ]; then
 		verdict="timeout after $timeout s"
@@ -124,6 +213,9 @@ wait $qpid 2>/dev/null
 qemu_rc=$?
 wait $tpid 2>/dev/null
 secs=$(( $(date +%s) - start ))
+if [ $wakeups -gt 0 ]; then
+	echo "run-vm: $wakeups lost wake-up(s) of the outer QEMU, $healed healed by a key press" | tee -a "$log"
+fi
 if [ -n "$verdict" ]; then
 	echo "run-vm: guest killed: $verdict (vCPU state in $log.qemu-state)" | tee -a "$log"
 fi
@@ -144,6 +236,10 @@ awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" 
 		}
 	}
 	/^@@DONE/ { done = 1 }
+	# The outer QEMU itself gave up (QEMU 7.2 TCG: "tcg_handle_interrupt:
+	# assertion failed: (qemu_mutex_iothread_locked())", seen with
+	# nested guests on stock KVM too): not the test VM kernel'"'"'s fault.
+	/^ERROR:.*assertion failed/ && !done { qemu_abort = $0 }
 	# make cost COST_PROF=1 prints the kernel symbol names, some of
 	# which look like a report ("lockdep_assert_...").
 	/^@@COSTSYM / { next }
@@ -153,6 +249,12 @@ awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" 
 			print "run-vm: WEDGED: the guest stopped without a failed test; retrying once"
 			exit 3
 		}
+		if (!done && qemu_abort != "" && retry && fail == 0 && !splats) {
+			print "run-vm: the outer QEMU aborted (" qemu_abort ") without a failed test; retrying once"
+			exit 3
+		}
+		if (!done && qemu_abort != "")
+			print "run-vm: the outer QEMU aborted: " qemu_abort
 		if (!done) {
 			print "FAIL: guest did not finish (panic, hang or timeout; qemu status " qemu_rc ")"
 			fail++
