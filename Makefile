@@ -312,7 +312,7 @@ check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory deps KERNEL=6.12
 	@rm -rf $(TOP)/build/results $(TOP)/build/6.12/results
-	@$(MAKE) --no-print-directory KERNEL=6.1 deps-test modules unit static vm-test selftests
+	@$(MAKE) --no-print-directory KERNEL=6.1 deps-test modules unit static vm-test selftests qemu-check
 	@$(MAKE) --no-print-directory KERNEL=6.1 deb-test
 	@$(MAKE) --no-print-directory KERNEL=6.12 modules static vm-test selftests
 	@$(MAKE) --no-print-directory KERNEL=6.1 NOBUILD=1 patches-bisect

@@ -9,9 +9,9 @@
 #                  [QEMU_L2="word:word"] [QEMU_CPU=host] [QEMU_THP=never]
 #                  [QEMU_PAR=1] [QEMU_SMP=1] [QEMU_TESTS=qemu_guests]
 #                  [QEMU_PLANT=...] [QEMU_APPEND="kp.x.y=z ..."]
-#   make qemu-check   a bounded run (not in "make check": the test VM
-#                     hangs under it, tests/qemu/README.rst): one boot per built-in
-#                     policy and the lifecycle test (qemu_life)
+#   make qemu-check   a bounded run, a layer of "make check" (6.1): one
+#                     boot per built-in policy and the lifecycle test
+#                     (qemu_life)
 # QEMU_ARMS: stock, or <policy>[-<nr_pages>][-<engine>][-<gup>] on our
 # modules (auto-8-fault, auto-8-fast, adaptive).  QEMU_WORK: the guest's
 # "l2work <MiB> <passes>".  QEMU_PLANT: planted bugs, for checking the
@@ -69,7 +69,7 @@ qemu-test: qemu-rig
 		$(if $(QEMU_PAR),--append "kp.qemu.par=$(QEMU_PAR)") | \
 		tee $(RESULTS)/qemu-test.txt
 
-# A bounded run (6.1): one guest per built-in policy and
+# A bounded run (6.1, a layer of make check): one guest per built-in policy and
 # engine with a small workload, then the lifecycle test (5 guests in
 # sequence and 2 at once on stock and on auto-8, a policy switched while
 # a guest runs).  It builds the rig itself (qemu-rig: modules first).
