@@ -26,6 +26,7 @@ ST_VMDIR := $(if $(filter command line environment,$(origin VMDIR)),$(VMDIR),$(B
 ST_BASE := tests/selftests/$(KERNEL)
 ST_KNOWN := $(ST_BASE)/tcg-known-failures.txt
 ST_ARGS := tests/selftests/args.txt
+# More runs for one base only (tests/selftests/<base>/args.txt, optional).
 SELFTESTS_TIMEOUT ?= 120
 # Upper bound for the whole guest run (both passes), and the console
 # silence after which run-vm.sh calls the guest wedged (a test prints
@@ -69,7 +70,8 @@ selftests-build: $(MODULES_DEP)
 		case $$known in *" $$t "*) continue ;; esac; \
 		strip -o $(ST_OUT)/bin/$$t $(ST_OUT)/obj/$$f; \
 	done; \
-	sed -e '/^#/d' -e '/^[[:space:]]*$$/d' $(ST_ARGS) | \
+	cat $(ST_ARGS) $(wildcard $(ST_BASE)/args.txt) | \
+	sed -e '/^#/d' -e '/^[[:space:]]*$$/d' | \
 	while read -r run t args; do \
 		case $$known in *" $$run "*) continue ;; esac; \
 		[ -e $(ST_OUT)/bin/$$t ] || \
