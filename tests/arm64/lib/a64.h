@@ -121,6 +121,19 @@ void a64_vcpu_free(struct a64_vcpu *vcpu);
  */
 uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 		   uint64_t stride, enum a64_touch_mode mode);
+/*
+ * The same pass, but any other exit ends it: return 0 with the result in
+ * *@val once the program reports, else the exit reason (vcpu->run says
+ * more; the vCPU stays where it exited).
+ */
+int a64_touch_run(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		  uint64_t stride, enum a64_touch_mode mode, uint32_t *val);
+/*
+ * KVM_SET_PREFETCH_POLICY: @name, @nr_pages (0: the default), @gup
+ * (KVM_PREFETCH_GUP_*).  Return 0 or -errno.
+ */
+int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,
+			uint32_t nr_pages, uint32_t gup);
 
 /* First u64 of stat @name: 0, -ENOENT (no such stat) or -errno. */
 int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val);
