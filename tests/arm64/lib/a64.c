@@ -147,6 +147,20 @@ void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags)
 	set_slot(vm, slot);
 }
 
+void a64_vm_delete_slot(struct a64_vm *vm, uint32_t slot)
+{
+	struct a64_slot *s = &vm->slots[slot];
+	struct kvm_userspace_memory_region r = {
+		.slot = slot, .guest_phys_addr = s->gpa,
+	};
+
+	A64_ASSERT(!ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r),
+		   "deleting memslot %u: %s", slot, strerror(errno));
+	if (s->owned)
+		munmap(s->hva, s->size);
+	memset(s, 0, sizeof(*s));
+}
+
 #define CORE_REG(name)	(KVM_REG_ARM64 | KVM_REG_SIZE_U64 | \
 			 KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(name))
 

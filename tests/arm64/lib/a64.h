@@ -111,6 +111,8 @@ int a64_vm_check_ext(struct a64_vm *vm, long cap);
 void *a64_vm_add_slot(struct a64_vm *vm, uint32_t slot, uint64_t gpa,
 		      uint64_t size, uint32_t flags, void *host, bool thp);
 void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags);
+/* Delete memslot @slot (memory_size 0); its host memory stays mapped. */
+void a64_vm_delete_slot(struct a64_vm *vm, uint32_t slot);
 
 struct a64_vcpu *a64_vcpu_add(struct a64_vm *vm, int id);
 void a64_vcpu_free(struct a64_vcpu *vcpu);
