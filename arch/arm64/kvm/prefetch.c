@@ -59,7 +59,7 @@
  */
 bool kvm_arch_prefetch_supported(struct kvm *kvm)
 {
-	return PAGE_SIZE == SZ_4K && !is_protected_kvm_enabled();
+	return IS_ENABLED(CONFIG_ARM64_4K_PAGES) && !is_protected_kvm_enabled();
 }
 
 /* Gfns got and mapped under one hold of mmu_lock. */
