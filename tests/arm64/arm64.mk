@@ -7,12 +7,13 @@
 #
 #   make arm64-deps     the cross toolchain, QEMU and the source (as root)
 #   make arm64-kernel   extract, patch, overlay, cross-build Image
+#   make arm64-policy-modules  kvm-policy/adaptive against that build
 #   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
 #                       tests/arm64/last-run.txt keeps the last run
 #
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
-.PHONY: arm64-deps arm64-kernel arm64-vm-test
+.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test
 
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -32,6 +33,21 @@ arm64-kernel: arm64-deps
 		CONFIG_FRAGMENT=$(TOP)/arch/arm64/kvm-virt.config \
 		KP_BASE=$(ARM64_BASE) JOBS=2 scripts/arm64-kernel.sh
 
-arm64-vm-test: arm64-kernel
-	@UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
+# Policy modules, unchanged, as external modules of the arm64 build (KVM
+# is built in: its exports are vmlinux's).  Copied first, as for x86, so
+# the build leaves no objects in kvm-policy/.
+ARM64_POLICY_DIRS := kvm-policy/adaptive
+ARM64_MODULES = $(foreach d,$(ARM64_POLICY_DIRS),$(ARM64_OUT)/policy/$(notdir $(d))/kvm-prefetch-$(notdir $(d)).ko)
+
+arm64-policy-modules: arm64-kernel
+	@for d in $(ARM64_POLICY_DIRS); do \
+		b=$(ARM64_OUT)/policy/$$(basename $$d); mkdir -p $$b; \
+		rsync -rc $$d/ $$b/; \
+		nice -n 10 $(MAKE) -s -C $(ARM64_OUT)/linux O=$(ARM64_OUT)/obj \
+			ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M=$$b \
+			KVM_PREFETCH_INCLUDE=$(ARM64_OUT)/linux/include modules || exit 1; \
+	done
+
+arm64-vm-test: arm64-kernel arm64-policy-modules
+	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
 		tee $(TOP)/tests/arm64/last-run.txt

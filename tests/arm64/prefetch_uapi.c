@@ -2,9 +2,10 @@
 /*
  * prefetch_uapi: the framework is built into arm64's KVM with the same
  * uAPI and defaults as on x86: the kvm.prefetch_* parameters with their
- * defaults, the built-in policies, KVM_GET_PREFETCH_POLICY.  Until the
- * arm64 engine maps windows, KVM_CAP_PREFETCH_POLICY is 0 and
- * KVM_SET_PREFETCH_POLICY is refused.
+ * defaults, the built-in policies, KVM_GET_PREFETCH_POLICY.  With the
+ * arm64 engine KVM_CAP_PREFETCH_POLICY gives the largest window
+ * (KVM_PREFETCH_MAX_PAGES) and KVM_SET_PREFETCH_POLICY takes a policy,
+ * which GET then reports.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,12 +58,21 @@ int main(void)
 		   "KVM_GET_PREFETCH_POLICY: r=%d '%s' nr_pages=%u", r ? -errno : 0,
 		   p.name, p.nr_pages);
 	r = a64_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
-	A64_EXPECT(r == 0, "KVM_CAP_PREFETCH_POLICY %d: 0 without an engine", r);
+	A64_EXPECT(r == KVM_PREFETCH_MAX_PAGES,
+		   "KVM_CAP_PREFETCH_POLICY %d == %d with the engine", r,
+		   KVM_PREFETCH_MAX_PAGES);
+	r = a64_vm_set_prefetch(vm, "auto", 16, KVM_PREFETCH_GUP_FAST_ONLY);
+	A64_EXPECT(!r, "KVM_SET_PREFETCH_POLICY auto-16 fast: %s",
+		   r ? strerror(-r) : "ok");
 	memset(&p, 0, sizeof(p));
-	strcpy(p.name, "auto");
-	r = ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p);
-	A64_EXPECT(r < 0, "KVM_SET_PREFETCH_POLICY auto refused without an engine (%s)",
-		   r < 0 ? strerror(errno) : "accepted");
+	r = ioctl(vm->fd, KVM_GET_PREFETCH_POLICY, &p);
+	A64_EXPECT(!r && !strcmp(p.name, "auto") && p.nr_pages == 16 &&
+		   p.gup == KVM_PREFETCH_GUP_FAST_ONLY,
+		   "KVM_GET_PREFETCH_POLICY after SET: r=%d '%s' nr_pages=%u gup=%u",
+		   r ? -errno : 0, p.name, p.nr_pages, p.gup);
+	r = a64_vm_set_prefetch(vm, "no-such", 8, KVM_PREFETCH_GUP_NOFAULT);
+	A64_EXPECT(r == -ENOENT, "KVM_SET_PREFETCH_POLICY of an unknown policy: %s",
+		   r ? strerror(-r) : "accepted");
 	a64_vm_free(vm);
 	return a64_exit();
 }

@@ -1,23 +1,297 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The arm64 prefetch engine (stage-2 MMU).  For now only what the generic
- * framework needs to build and to answer userspace: no window is mapped
- * yet, so prefetch is reported unsupported (KVM_CAP_PREFETCH_POLICY is 0
- * and KVM_SET_PREFETCH_POLICY fails) until the engine that maps windows
- * after user_mem_abort() lands.
+ * The arm64 prefetch engine (stage-2 MMU).  After user_mem_abort() has
+ * mapped the page of a guest translation fault, it asks the VM's policy
+ * for a window around the faulting gfn, lets the core clip it, and maps
+ * the pages of the window that the host already has into stage 2:
+ *
+ *  - host pages come from the core's resolver (kvm_prefetch_gfn_to_pfn())
+ *    with the VM's GUP mode: lockless fast GUP, and in the nofault mode
+ *    also GUP with FOLL_NOFAULT if mmap_lock is free; never a fault, never
+ *    I/O, never a userfaultfd event;
+ *  - they are mapped under mmu_lock (for write: 6.1's stage-2 map is not
+ *    safe under the read lock) after the mmu_notifier retry check against
+ *    user_mem_abort()'s own mmu_invalidate_seq snapshot, taken before the
+ *    fault's GUP and so before every GUP of the window; a retry ends the
+ *    whole window;
+ *  - the leaf is looked up first, under the same lock, and a gfn whose
+ *    stage-2 entry is not empty is never mapped over;
+ *  - a page is mapped writable only if the memslot is writable and the
+ *    host gave it writable (read-only memslot: never), executable only
+ *    where the fault path would map it so without an exec fault (DIC);
+ *  - memslots the core refuses (dirty logging, KVM's own, being deleted
+ *    or moved) get no window, nor do VMs with MTE (their pages' tags
+ *    would have to be initialised first, as the fault path does).
+ *
+ * 4 KiB mappings only, for now: huge pages of the window the host has are
+ * mapped page by page.  The scan is x86's (sysfs-docs/design.rst, "The
+ * engine"): forward from the block the fault installed to the window's
+ * end, stepping over what is mapped, then backward to the window's start
+ * until the first mapped page; in either direction the first page the
+ * host does not have ends it.  It runs in batches of up to PREFETCH_BATCH
+ * gfns of one last-level table: their pages are got first, without
+ * mmu_lock (nofault GUP may take mmap_lock), then mapped under one hold
+ * of mmu_lock, with the vCPU's memory cache topped up before the batch
+ * for the tables a batch may need.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvm_host.h>
+#include <linux/sched/signal.h>
+#include <asm/cpufeature.h>
+#include <asm/kvm_emulate.h>
+#include <asm/kvm_mmu.h>
+#include <asm/kvm_pgtable.h>
+#include <asm/virt.h>
 #include <kvm/prefetch.h>
+
+#include "prefetch_s2.h"
 
 /**
  * kvm_arch_prefetch_supported() - can prefetch run for a VM?
  * @kvm: the VM, or NULL for KVM_CHECK_EXTENSION on /dev/kvm
  *
- * Return: false: arm64 has no engine yet.
+ * The core's windows count 4 KiB pages, so only kernels with 4 KiB pages
+ * prefetch; and not in protected mode (pKVM), which this engine has not
+ * been tried with.
+ *
+ * Return: true if the stage-2 engine maps windows for @kvm.
  */
 bool kvm_arch_prefetch_supported(struct kvm *kvm)
 {
-	return false;
+	return IS_ENABLED(CONFIG_ARM64_4K_PAGES) && !is_protected_kvm_enabled();
+}
+
+/* Gfns got and mapped under one hold of mmu_lock. */
+#define PREFETCH_BATCH		16
+/* 4 KiB pages that one last-level stage-2 table maps. */
+#define PREFETCH_TABLE_PAGES	PTRS_PER_PTE
+
+/*
+ * The per-exit budget, x86's: a window is mapped while the vCPU is out of
+ * the guest and holds kvm->srcu.  Stop between two batches on a signal;
+ * once PREFETCH_EXIT_MIN_PAGES pages are mapped (a 2 MiB block: a
+ * restore's chunk is never cut) on a pending vCPU request or when the
+ * scheduler wants the CPU (before that, yield if asked and go on); after
+ * PREFETCH_EXIT_MAX_PAGES in any case.  The rest of the window is left to
+ * the guest's next fault there.
+ */
+#define PREFETCH_EXIT_MIN_PAGES	512
+#define PREFETCH_EXIT_MAX_PAGES	16384
+
+struct prefetch_walk {
+	struct kvm_vcpu *vcpu;
+	struct kvm_memory_slot *slot;
+	unsigned long mmu_seq;
+	u32 gup;
+	u64 mapped;
+};
+
+/* How a batch ended. */
+enum prefetch_end {
+	PREFETCH_GO,	/* every gfn dealt with: go on in this direction */
+	PREFETCH_EDGE,	/* a page the host lacks, or (backward) one mapped */
+	PREFETCH_STOP,	/* the whole window ends: retry, error */
+};
+
+static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u64 mapped)
+{
+	if (signal_pending(current) || mapped >= PREFETCH_EXIT_MAX_PAGES)
+		return true;
+	if (mapped < PREFETCH_EXIT_MIN_PAGES) {
+		cond_resched();
+		return false;
+	}
+	return kvm_request_pending(vcpu) || need_resched();
+}
+
+/*
+ * One batch: *@nr gfns from @gfn in direction @dir (1 or -1), all of one
+ * last-level table and of the window.  Sets *@nr to how many gfns it dealt
+ * with (forward, a block mapping found skips to the block's end).
+ */
+static enum prefetch_end prefetch_batch(struct prefetch_walk *w, gfn_t gfn,
+					int dir, int *nr)
+{
+	struct kvm_vcpu *vcpu = w->vcpu;
+	struct kvm *kvm = vcpu->kvm;
+	struct kvm_mmu_memory_cache *mc = &vcpu->arch.mmu_page_cache;
+	enum prefetch_end res = PREFETCH_GO;
+	kvm_pfn_t pfns[PREFETCH_BATCH];
+	bool writable[PREFETCH_BATCH];
+	enum kvm_pgtable_prot prot;
+	struct kvm_pgtable *pgt;
+	int got, done = 0, i;
+	kvm_pte_t pte;
+	u32 level;
+	hva_t hva;
+
+	/* The tables a batch may need: those of one last-level table. */
+	if (kvm_mmu_topup_memory_cache(mc, kvm_mmu_cache_min_pages(kvm)))
+		return PREFETCH_STOP;
+
+	/* The host pages, up to the first the host does not give. */
+	for (got = 0; got < *nr; got++) {
+		kvm_pfn_t pfn = kvm_prefetch_gfn_to_pfn(w->slot,
+							gfn + dir * got, w->gup,
+							&writable[got], &hva);
+
+		if (is_error_noslot_pfn(pfn))
+			break;
+		/* Not memory (ZONE_DEVICE...): the fault path's to map. */
+		if (!pfn_is_map_memory(pfn)) {
+			kvm_prefetch_put_pfn(pfn);
+			break;
+		}
+		pfns[got] = pfn;
+	}
+
+	write_lock(&kvm->mmu_lock);
+	pgt = vcpu->arch.hw_mmu->pgt;
+	if (mmu_invalidate_retry(kvm, w->mmu_seq)) {
+		res = PREFETCH_STOP;
+		goto out_unlock;
+	}
+	for (; done < got; done++) {
+		gfn_t g = gfn + dir * done;
+
+		if (kvm_pgtable_get_leaf(pgt, gfn_to_gpa(g), &pte, &level)) {
+			res = PREFETCH_STOP;
+			goto out_unlock;
+		}
+		/* Never over an entry that is there. */
+		if (pte) {
+			if (dir < 0) {
+				res = PREFETCH_EDGE;
+				goto out_unlock;
+			}
+			if (kvm_pte_valid(pte) &&
+			    level < KVM_PGTABLE_MAX_LEVELS - 1) {
+				u64 pages = kvm_granule_size(level) >> PAGE_SHIFT;
+
+				done = ALIGN_DOWN(g, pages) + pages - gfn;
+				goto out_unlock;
+			}
+			continue;
+		}
+		prot = KVM_PGTABLE_PROT_R;
+		if (writable[done])
+			prot |= KVM_PGTABLE_PROT_W;
+		if (cpus_have_const_cap(ARM64_HAS_CACHE_DIC))
+			prot |= KVM_PGTABLE_PROT_X;
+		if (kvm_pgtable_stage2_map(pgt, gfn_to_gpa(g), PAGE_SIZE,
+					   __pfn_to_phys(pfns[done]), prot,
+					   mc)) {
+			res = PREFETCH_STOP;
+			goto out_unlock;
+		}
+		/* No stage-2 dirty bit: a writable mapping dirties the page. */
+		if (writable[done])
+			kvm_set_pfn_dirty(pfns[done]);
+		w->mapped++;
+	}
+	/*
+	 * The gfn whose page the host did not give: forward, step over it if
+	 * it is mapped; else this direction ends.
+	 */
+	if (got < *nr) {
+		gfn_t g = gfn + dir * got;
+
+		if (dir > 0 && !kvm_pgtable_get_leaf(pgt, gfn_to_gpa(g), &pte,
+						     &level) && pte)
+			done = got + 1;
+		else
+			res = PREFETCH_EDGE;
+	}
+out_unlock:
+	write_unlock(&kvm->mmu_lock);
+	for (i = 0; i < got; i++)
+		kvm_prefetch_put_pfn(pfns[i]);
+	*nr = done;
+	return res;
+}
+
+/*
+ * Map what is missing of the window [start, end), and nothing outside
+ * it, outward from the block [fault_start, fault_start + step) that the
+ * fault installed: forward to @end, then backward to @start.
+ */
+static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
+			   gfn_t fault_start, u64 step)
+{
+	enum prefetch_end res = PREFETCH_GO;
+	gfn_t gfn;
+	int nr;
+
+	for (gfn = max(fault_start + step, start); gfn < end; gfn += nr) {
+		if (prefetch_exit_due(w->vcpu, w->mapped))
+			return;
+		nr = min_t(u64, end - gfn, PREFETCH_BATCH);
+		nr = min_t(u64, nr, PREFETCH_TABLE_PAGES -
+				    (gfn & (PREFETCH_TABLE_PAGES - 1)));
+		res = prefetch_batch(w, gfn, 1, &nr);
+		if (res != PREFETCH_GO)
+			break;
+	}
+	if (res == PREFETCH_STOP)
+		return;
+
+	for (gfn = min(fault_start, end); gfn > start; gfn -= nr) {
+		if (prefetch_exit_due(w->vcpu, w->mapped))
+			return;
+		nr = min_t(u64, gfn - start, PREFETCH_BATCH);
+		nr = min_t(u64, nr, ((gfn - 1) & (PREFETCH_TABLE_PAGES - 1)) + 1);
+		res = prefetch_batch(w, gfn - 1, -1, &nr);
+		if (res != PREFETCH_GO)
+			break;
+	}
+}
+
+/**
+ * kvm_arm_prefetch() - run the VM's prefetch policy after a guest fault
+ * @vcpu: the vCPU whose translation fault user_mem_abort() just mapped
+ * @slot: the fault's memslot
+ * @mapped_size: bytes of the mapping the fault installed
+ * @mmu_seq: user_mem_abort()'s mmu_invalidate_seq snapshot
+ *
+ * Called by user_mem_abort() without mmu_lock, with kvm->srcu held, after
+ * it mapped the faulting page (not for permission faults, device memory
+ * or dirty-logged memslots) and only while kvm_prefetch_may_open().
+ */
+void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
+		      unsigned long mapped_size, unsigned long mmu_seq)
+{
+	struct kvm *kvm = vcpu->kvm;
+	u64 step = mapped_size >> PAGE_SHIFT, start, end;
+	gfn_t gfn = kvm_vcpu_get_fault_ipa(vcpu) >> PAGE_SHIFT;
+	struct prefetch_walk walk;
+	struct kvm_prefetch_window w;
+	struct kvm_prefetch_fault f;
+
+	if (!kvm_prefetch_slot_allowed(slot) || kvm_has_mte(kvm))
+		return;
+
+	f = (struct kvm_prefetch_fault) {
+		.origin		= KVM_PREFETCH_GUEST_FAULT,
+		.gfn		= gfn,
+		.error_code	= kvm_vcpu_get_esr(vcpu),
+		.mapped_pages	= step,
+		.vcpu_idx	= vcpu->vcpu_idx,
+	};
+	if (!kvm_prefetch_decide(kvm, &f, &w))
+		return;
+	if (!kvm_prefetch_clip_window(&w, slot->base_gfn, slot->npages,
+				      (kvm_phys_size(kvm) >> PAGE_SHIFT) - 1,
+				      &start, &end))
+		return;
+
+	walk = (struct prefetch_walk) {
+		.vcpu		= vcpu,
+		.slot		= slot,
+		.mmu_seq	= mmu_seq,
+		.gup		= kvm_prefetch_vm_gup(kvm),
+	};
+	vcpu->stat.prefetch_windows++;
+	prefetch_range(&walk, start, end, ALIGN_DOWN(gfn, step), step);
+	vcpu->stat.prefetch_mapped += walk.mapped;
 }

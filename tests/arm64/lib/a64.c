@@ -147,6 +147,20 @@ void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags)
 	set_slot(vm, slot);
 }
 
+void a64_vm_delete_slot(struct a64_vm *vm, uint32_t slot)
+{
+	struct a64_slot *s = &vm->slots[slot];
+	struct kvm_userspace_memory_region r = {
+		.slot = slot, .guest_phys_addr = s->gpa,
+	};
+
+	A64_ASSERT(!ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r),
+		   "deleting memslot %u: %s", slot, strerror(errno));
+	if (s->owned)
+		munmap(s->hva, s->size);
+	memset(s, 0, sizeof(*s));
+}
+
 #define CORE_REG(name)	(KVM_REG_ARM64 | KVM_REG_SIZE_U64 | \
 			 KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(name))
 
@@ -192,11 +206,10 @@ void a64_vcpu_free(struct a64_vcpu *vcpu)
 	free(vcpu);
 }
 
-uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
-		   uint64_t stride, enum a64_touch_mode mode)
+int a64_touch_run(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		  uint64_t stride, enum a64_touch_mode mode, uint32_t *val)
 {
 	struct kvm_run *run = vcpu->run;
-	uint32_t val;
 
 	set_reg(vcpu, CORE_REG(regs.regs[0]), start);
 	set_reg(vcpu, CORE_REG(regs.regs[1]), end);
@@ -214,11 +227,22 @@ uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 		    run->mmio.phys_addr == A64_DONE_GPA && run->mmio.is_write &&
 		    run->mmio.len == 4)
 			break;
-		A64_ASSERT(0, "unexpected exit %u (mmio %#llx)",
-			   run->exit_reason,
-			   (unsigned long long)run->mmio.phys_addr);
+		return run->exit_reason ? (int)run->exit_reason : -1;
 	}
-	memcpy(&val, run->mmio.data, 4);
+	memcpy(val, run->mmio.data, 4);
+	return 0;
+}
+
+uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		   uint64_t stride, enum a64_touch_mode mode)
+{
+	struct kvm_run *run = vcpu->run;
+	uint32_t val = 0;
+	int r;
+
+	r = a64_touch_run(vcpu, start, end, stride, mode, &val);
+	A64_ASSERT(!r, "unexpected exit %u (mmio %#llx)", run->exit_reason,
+		   (unsigned long long)run->mmio.phys_addr);
 	return val;
 }
 
@@ -290,4 +314,16 @@ uint64_t a64_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,
+			uint32_t nr_pages, uint32_t gup)
+{
+	struct kvm_prefetch_policy p;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	p.nr_pages = nr_pages;
+	p.gup = gup;
+	return ioctl(vm->fd, KVM_SET_PREFETCH_POLICY, &p) ? -errno : 0;
 }

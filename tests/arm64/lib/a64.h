@@ -111,6 +111,8 @@ int a64_vm_check_ext(struct a64_vm *vm, long cap);
 void *a64_vm_add_slot(struct a64_vm *vm, uint32_t slot, uint64_t gpa,
 		      uint64_t size, uint32_t flags, void *host, bool thp);
 void a64_vm_set_slot_flags(struct a64_vm *vm, uint32_t slot, uint32_t flags);
+/* Delete memslot @slot (memory_size 0); its host memory stays mapped. */
+void a64_vm_delete_slot(struct a64_vm *vm, uint32_t slot);
 
 struct a64_vcpu *a64_vcpu_add(struct a64_vm *vm, int id);
 void a64_vcpu_free(struct a64_vcpu *vcpu);
@@ -121,6 +123,19 @@ void a64_vcpu_free(struct a64_vcpu *vcpu);
  */
 uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 		   uint64_t stride, enum a64_touch_mode mode);
+/*
+ * The same pass, but any other exit ends it: return 0 with the result in
+ * *@val once the program reports, else the exit reason (vcpu->run says
+ * more; the vCPU stays where it exited).
+ */
+int a64_touch_run(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
+		  uint64_t stride, enum a64_touch_mode mode, uint32_t *val);
+/*
+ * KVM_SET_PREFETCH_POLICY: @name, @nr_pages (0: the default), @gup
+ * (KVM_PREFETCH_GUP_*).  Return 0 or -errno.
+ */
+int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,
+			uint32_t nr_pages, uint32_t gup);
 
 /* First u64 of stat @name: 0, -ENOENT (no such stat) or -errno. */
 int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val);
