@@ -10,10 +10,12 @@
 #   make arm64-policy-modules  kvm-policy/adaptive against that build
 #   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
 #                       tests/arm64/last-run.txt keeps the last run
+#   make check-arm64    all of the above, judged: exit 1 on any FAIL, a
+#                       splat, a hang, a timeout or no summary line
 #
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
-.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test
+.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64
 
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -51,3 +53,9 @@ arm64-policy-modules: arm64-kernel
 arm64-vm-test: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
 		tee $(TOP)/tests/arm64/last-run.txt
+
+# The record is written whatever the result; the exit status is the verdict.
+check-arm64: arm64-kernel arm64-policy-modules
+	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
+		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
+		$(TOP)/tests/arm64/last-run.txt
