@@ -59,3 +59,17 @@ check-arm64: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
 		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
 		$(TOP)/tests/arm64/last-run.txt
+
+# The restore benchmark (tests/arm64/bench/bench_restore.c): the bench
+# programs only (BENCH=1), in their own VM directory.  ARM64_BENCH_ROUNDS
+# rounds (default 5).  The log is build/arm64/bench/run.txt; the results
+# are tests/bench/results/arm64/results.md, written from it by hand.
+ARM64_BENCH_ROUNDS ?= 5
+.PHONY: arm64-bench
+arm64-bench: arm64-kernel
+	@mkdir -p $(ARM64_OUT)/bench
+	@BENCH=1 UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh \
+		$(ARM64_OUT)/Image $(ARM64_OUT)/bench/vm \
+		kp.tests=bench_restore kp.rounds=$(ARM64_BENCH_ROUNDS) | \
+		tee $(ARM64_OUT)/bench/run.txt; \
+		tail -n 1 $(ARM64_OUT)/bench/run.txt | grep -q ' 0 failed'
