@@ -17,6 +17,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 image=$1 out=$2 record=$3
 shift 3
+# The record itself does not make the tree count as changed.
+rel=$(realpath --relative-to="$here" "$record" 2>/dev/null || echo "$record")
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 start=$(date +%s)
@@ -25,7 +27,7 @@ rc=$?
 [ "$rc" = 124 ] && echo "FAIL: check-arm64: the run timed out after ${CHECK_TIMEOUT:-1200} s" >> "$tmp"
 summary=$(tail -n 1 "$tmp")
 {
-	echo "# make check-arm64, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$here" diff --quiet HEAD -- 2>/dev/null || echo '+changes')"
+	echo "# make check-arm64, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$here" diff --quiet HEAD -- . ":(exclude)$rel" 2>/dev/null || echo '+changes')"
 	echo "# kernel: $image ($(stat -c %y "$image" 2>/dev/null | cut -d. -f1))"
 	echo "# run: $(( $(date +%s) - start )) s, runner rc=$rc"
 	if [[ "$summary" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
