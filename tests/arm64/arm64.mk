@@ -10,10 +10,12 @@
 #   make arm64-policy-modules  kvm-policy/adaptive against that build
 #   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
 #                       tests/arm64/last-run.txt keeps the last run
+#   make check-arm64    all of the above, judged: exit 1 on any FAIL, a
+#                       splat, a hang, a timeout or no summary line
 #
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
-.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test
+.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64
 
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -51,3 +53,23 @@ arm64-policy-modules: arm64-kernel
 arm64-vm-test: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
 		tee $(TOP)/tests/arm64/last-run.txt
+
+# The record is written whatever the result; the exit status is the verdict.
+check-arm64: arm64-kernel arm64-policy-modules
+	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
+		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
+		$(TOP)/tests/arm64/last-run.txt
+
+# The restore benchmark (tests/arm64/bench/bench_restore.c): the bench
+# programs only (BENCH=1), in their own VM directory.  ARM64_BENCH_ROUNDS
+# rounds (default 5).  The log is build/arm64/bench/run.txt; the results
+# are tests/bench/results/arm64/results.md, written from it by hand.
+ARM64_BENCH_ROUNDS ?= 5
+.PHONY: arm64-bench
+arm64-bench: arm64-kernel
+	@mkdir -p $(ARM64_OUT)/bench
+	@BENCH=1 UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh \
+		$(ARM64_OUT)/Image $(ARM64_OUT)/bench/vm \
+		kp.tests=bench_restore kp.rounds=$(ARM64_BENCH_ROUNDS) | \
+		tee $(ARM64_OUT)/bench/run.txt; \
+		tail -n 1 $(ARM64_OUT)/bench/run.txt | grep -q ' 0 failed'

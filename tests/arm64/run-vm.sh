@@ -7,6 +7,8 @@
 # line is "N passed, N failed, N skipped".
 #
 # Usage: run-vm.sh <Image> <outdir> [kernel args]
+# BENCH=1: also build the benchmarks of tests/arm64/bench/ (make
+# arm64-bench; select them with kp.tests=).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 image=$1 out=$2
@@ -18,7 +20,9 @@ rm -rf "$root"
 mkdir -p "$root"/{proc,sys,dev,tmp,sbin,tests,lib/modules/extra}
 $CC $CFLAGS -o "$root/init" "$here/init.c" || exit 1
 for n in modprobe insmod rmmod; do ln -s ../init "$root/sbin/$n"; done
-for t in "$here"/*.c; do
+progs=("$here"/*.c)
+[ -z "${BENCH:-}" ] || progs+=("$here"/bench/*.c)
+for t in "${progs[@]}"; do
 	n=$(basename "$t" .c)
 	[ "$n" = init ] && continue
 	$CC $CFLAGS -o "$root/tests/$n" "$t" "$here"/lib/*.c "$here"/lib/*.S || exit 1

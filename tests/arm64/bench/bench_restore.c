@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_restore: the restore benchmark of tests/bench (make bench) on
+ * arm64's stage 2, for `make arm64-bench`.
+ *
+ * A 64 MiB memslot (4 KiB host pages) starts empty and registered with
+ * userfaultfd; a handler thread answers each event by populating the
+ * naturally aligned chunk around it in one ioctl, as a VMM restoring a
+ * snapshot in chunks would, while the guest writes one word into every
+ * 4 KiB page once, linearly.  Time = wall time of the guest's pass.
+ *
+ *   copy       anonymous memory, MISSING mode, UFFDIO_COPY from a
+ *              snapshot buffer (MADV_NOHUGEPAGE);
+ *   zero-copy  the snapshot in a shared memfd's page cache (filled
+ *              through a second mapping), the memslot a MAP_SHARED
+ *              mapping of it, MINOR mode, UFFDIO_CONTINUE on the chunk:
+ *              nothing copied.
+ *
+ * Per chunk size (64 KiB, 512 KiB, 2 MiB) each round runs none and auto
+ * with a window of one chunk (nofault) back to back, none first in odd
+ * rounds, auto first in even ones.  Exact, asserted in every run: guest
+ * faults (pf_taken) one per page under none and one per chunk under
+ * auto, prefetch_mapped, one userfaultfd event per chunk, no handler
+ * error, and every page holds the snapshot's word and the guest's.
+ * Times are printed (median, min, max over the rounds), never asserted:
+ * this is QEMU TCG, where an exit costs what emulating it costs.
+ *
+ * kp.rounds=N on the kernel command line sets the rounds (default 5).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "a64.h"
+
+#define DATA_SLOT	1
+#define DATA_GPA	0x1000000ULL
+#define MEM_SIZE	(64ULL << 20)
+#define NR_PAGES	(MEM_SIZE / A64_PAGE)
+#define SNAP_OFF	8	/* the snapshot's word; the guest writes at 0 */
+#define MAX_ROUNDS	15
+
+enum mode { COPY, ZC, NR_MODES };
+static const char *const mode_name[] = { "copy (UFFDIO_COPY)",
+					 "zero-copy (UFFDIO_CONTINUE)" };
+static const uint64_t chunks[] = { 64 << 10, 512 << 10, 2 << 20 };
+#define NR_CHUNKS	ARRAY_SIZE(chunks)
+
+struct handler {
+	int uffd;
+	enum mode mode;
+	char *base, *snap;
+	uint64_t chunk, fill_ns;
+	int events, errors;
+	volatile int stop;
+};
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void *handler_fn(void *arg)
+{
+	struct handler *h = arg;
+	struct pollfd pfd = { .fd = h->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+	uint64_t off, t;
+	int r;
+
+	while (!h->stop) {
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		if (read(h->uffd, &msg, sizeof(msg)) != sizeof(msg))
+			continue;
+		if (msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		off = (msg.arg.pagefault.address - (uintptr_t)h->base) &
+		      ~(h->chunk - 1);
+		h->events++;
+		t = cpu_ns();
+		if (h->mode == COPY) {
+			struct uffdio_copy c = {
+				.dst = (uintptr_t)h->base + off,
+				.src = (uintptr_t)h->snap + off,
+				.len = h->chunk,
+			};
+
+			r = ioctl(h->uffd, UFFDIO_COPY, &c);
+		} else {
+			struct uffdio_continue c = {
+				.range = { .start = (uintptr_t)h->base + off,
+					   .len = h->chunk },
+			};
+
+			r = ioctl(h->uffd, UFFDIO_CONTINUE, &c);
+		}
+		h->fill_ns += cpu_ns() - t;
+		if (r && errno != EEXIST)
+			h->errors++;
+	}
+	return NULL;
+}
+
+struct result {
+	uint64_t ns[MAX_ROUNDS], fill_ns[MAX_ROUNDS];
+	uint64_t pf, mapped;
+	int events, runs, exact, verified;
+};
+
+static struct result results[NR_MODES][NR_CHUNKS][2];
+static char *snap;	/* the snapshot (copy mode's source) */
+
+static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
+{
+	uint64_t chunk = chunks[ci], nr_chunks = MEM_SIZE / chunk;
+	uint64_t want_pf = prefetch ? nr_chunks : NR_PAGES;
+	uint64_t want_mapped = prefetch ? NR_PAGES - nr_chunks : 0;
+	struct result *res = &results[mode][ci][prefetch];
+	uint64_t pf0, m0, pf1, m1, t0, t1, i, bad = 0;
+	struct uffdio_register reg;
+	struct uffdio_api api;
+	struct a64_vcpu *vcpu;
+	struct handler h;
+	struct a64_vm *vm;
+	pthread_t thread;
+	char *view;
+	int fd = -1, r;
+
+	memset(&h, 0, sizeof(h));
+	h.mode = mode;
+	h.chunk = chunk;
+	h.snap = snap;
+	if (mode == COPY) {
+		h.base = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			      -1, 0);
+		A64_ASSERT(h.base != MAP_FAILED, "mmap: %s", strerror(errno));
+		madvise(h.base, MEM_SIZE, MADV_NOHUGEPAGE);
+		view = h.base;
+	} else {
+		fd = memfd_create("bench_restore", MFD_CLOEXEC);
+		A64_ASSERT(fd >= 0, "memfd_create: %s", strerror(errno));
+		A64_ASSERT(!ftruncate(fd, MEM_SIZE), "ftruncate: %s",
+			   strerror(errno));
+		/* The page cache filled through a second, unarmed mapping. */
+		view = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+		A64_ASSERT(view != MAP_FAILED, "mmap memfd: %s",
+			   strerror(errno));
+		memcpy(view, snap, MEM_SIZE);
+		h.base = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, fd, 0);
+		A64_ASSERT(h.base != MAP_FAILED, "mmap memfd: %s",
+			   strerror(errno));
+	}
+	h.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	A64_ASSERT(h.uffd >= 0, "userfaultfd: %s", strerror(errno));
+	api = (struct uffdio_api) {
+		.api = UFFD_API,
+		.features = mode == ZC ? UFFD_FEATURE_MINOR_SHMEM : 0,
+	};
+	A64_ASSERT(!ioctl(h.uffd, UFFDIO_API, &api), "UFFDIO_API: %s",
+		   strerror(errno));
+	reg = (struct uffdio_register) {
+		.range = { .start = (uintptr_t)h.base, .len = MEM_SIZE },
+		.mode = mode == ZC ? UFFDIO_REGISTER_MODE_MINOR :
+				     UFFDIO_REGISTER_MODE_MISSING,
+	};
+	A64_ASSERT(!ioctl(h.uffd, UFFDIO_REGISTER, &reg),
+		   "UFFDIO_REGISTER: %s", strerror(errno));
+	A64_ASSERT(!pthread_create(&thread, NULL, handler_fn, &h),
+		   "pthread_create");
+
+	vm = a64_vm_create();
+	r = a64_vm_set_prefetch(vm, prefetch ? "auto" : "none",
+				chunk / A64_PAGE, KVM_PREFETCH_GUP_NOFAULT);
+	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY: %s", strerror(-r));
+	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, MEM_SIZE, 0, h.base, false);
+	vcpu = a64_vcpu_add(vm, 0);
+	a64_touch(vcpu, DATA_GPA, DATA_GPA, 0, A64_TOUCH_WRITE);
+	pf0 = a64_vcpu_stat_get(vcpu, "pf_taken");
+	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
+	t0 = a64_now_ns();
+	a64_touch(vcpu, DATA_GPA, DATA_GPA + MEM_SIZE, 0, A64_TOUCH_WRITE);
+	t1 = a64_now_ns();
+	pf1 = a64_vcpu_stat_get(vcpu, "pf_taken");
+	m1 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
+
+	for (i = 0; i < NR_PAGES; i++) {
+		uint32_t g, s, want_s;
+
+		memcpy(&g, view + i * A64_PAGE, 4);
+		memcpy(&s, view + i * A64_PAGE + SNAP_OFF, 4);
+		memcpy(&want_s, snap + i * A64_PAGE + SNAP_OFF, 4);
+		bad += g != (uint32_t)(DATA_GPA + i * A64_PAGE) || s != want_s;
+	}
+
+	res->ns[round] = t1 - t0;
+	res->fill_ns[round] = h.fill_ns;
+	res->pf = pf1 - pf0;
+	res->mapped = m1 - m0;
+	res->events = h.events;
+	res->runs++;
+	res->exact += res->pf == want_pf && res->mapped == want_mapped &&
+		      h.events == (int)nr_chunks && !h.errors;
+	res->verified += !bad;
+	if (res->pf != want_pf || res->mapped != want_mapped ||
+	    h.events != (int)nr_chunks || h.errors || bad)
+		a64_info("round %d, %s, %llu KiB, %s: pf_taken %llu, prefetch_mapped %llu, %d events, %d errors, %llu pages wrong (want %llu, %llu, %llu, 0, 0)",
+			 round, mode_name[mode],
+			 (unsigned long long)(chunk >> 10),
+			 prefetch ? "auto" : "none",
+			 (unsigned long long)res->pf,
+			 (unsigned long long)res->mapped, h.events, h.errors,
+			 (unsigned long long)bad,
+			 (unsigned long long)want_pf,
+			 (unsigned long long)want_mapped,
+			 (unsigned long long)nr_chunks);
+
+	a64_vcpu_free(vcpu);
+	a64_vm_free(vm);
+	h.stop = 1;
+	pthread_join(thread, NULL);
+	close(h.uffd);
+	munmap(h.base, MEM_SIZE);
+	if (mode == ZC) {
+		munmap(view, MEM_SIZE);
+		close(fd);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median (the lower middle one for an even count), min and max, in ms. */
+static void stats(const uint64_t *v, int n, double *med, double *lo,
+		  double *hi)
+{
+	uint64_t s[MAX_ROUNDS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_u64);
+	*med = s[(n - 1) / 2] / 1e6;
+	*lo = s[0] / 1e6;
+	*hi = s[n - 1] / 1e6;
+}
+
+static int rounds_arg(void)
+{
+	char buf[1024] = "", *p;
+	FILE *f = fopen("/proc/cmdline", "r");
+	int n = 5;
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	p = strstr(buf, "kp.rounds=");
+	if (p)
+		n = atoi(p + strlen("kp.rounds="));
+	return n < 1 ? 1 : n > MAX_ROUNDS ? MAX_ROUNDS : n;
+}
+
+int main(void)
+{
+	int rounds = rounds_arg(), round, m, p;
+	struct a64_vm *vm;
+	unsigned int ci;
+	uint64_t i, t0;
+	int cap;
+
+	a64_require_kvm();
+	vm = a64_vm_create();
+	cap = a64_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
+	a64_vm_free(vm);
+	A64_REQUIRE(cap > 0, "KVM_CAP_PREFETCH_POLICY is 0");
+
+	snap = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	A64_ASSERT(snap != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (i = 0; i < NR_PAGES; i++) {
+		uint32_t v = 0x5a000000u ^ (uint32_t)(i * 2654435761u);
+
+		memcpy(snap + i * A64_PAGE + SNAP_OFF, &v, 4);
+	}
+
+	t0 = a64_now_ns();
+	for (round = 0; round < rounds; round++)
+		for (m = 0; m < NR_MODES; m++)
+			for (ci = 0; ci < NR_CHUNKS; ci++) {
+				/* none first in odd rounds (1, 3, ...). */
+				bool first = !(round & 1);
+
+				run(m, ci, first, round);
+				run(m, ci, !first, round);
+			}
+	a64_info("bench_restore: %d rounds, M = %llu MiB, %.1f s", rounds,
+		 (unsigned long long)(MEM_SIZE >> 20),
+		 (a64_now_ns() - t0) / 1e9);
+
+	for (m = 0; m < NR_MODES; m++)
+		for (ci = 0; ci < NR_CHUNKS; ci++)
+			for (p = 0; p < 2; p++) {
+				struct result *r = &results[m][ci][p];
+				uint64_t nr_chunks = MEM_SIZE / chunks[ci];
+
+				A64_EXPECT(r->exact == rounds &&
+					   r->verified == rounds,
+					   "%s, %llu KiB chunks, %s-%llu: %d of %d runs exact (%.2f guest faults per chunk, %llu prefetched, %d events in the last), %d verified",
+					   mode_name[m],
+					   (unsigned long long)(chunks[ci] >> 10),
+					   p ? "auto" : "none",
+					   (unsigned long long)(chunks[ci] / A64_PAGE),
+					   r->exact, rounds,
+					   (double)r->pf / nr_chunks,
+					   (unsigned long long)r->mapped,
+					   r->events, r->verified);
+			}
+
+	a64_info("| restore | C | none ms (median, min-max) | auto nr=C/4K ms | auto vs none | handler fill ms (none, auto) | rest ms (none, auto) | rest: auto vs none | faults/chunk none | faults/chunk auto | UFFD events | prefetched |");
+	a64_info("|---|---|---|---|---|---|---|---|---|---|---|---|");
+	for (m = 0; m < NR_MODES; m++)
+		for (ci = 0; ci < NR_CHUNKS; ci++) {
+			struct result *n = &results[m][ci][0];
+			struct result *a = &results[m][ci][1];
+			uint64_t nr_chunks = MEM_SIZE / chunks[ci];
+			double nm, nl, nh, am, al, ah, fn, fa, rn, ra, x, y;
+			uint64_t rest[2][MAX_ROUNDS];
+			int k;
+
+			stats(n->ns, rounds, &nm, &nl, &nh);
+			stats(a->ns, rounds, &am, &al, &ah);
+			stats(n->fill_ns, rounds, &fn, &x, &y);
+			stats(a->fill_ns, rounds, &fa, &x, &y);
+			/* rest: the pass minus the handler's own fill time. */
+			for (k = 0; k < rounds; k++) {
+				rest[0][k] = n->ns[k] - n->fill_ns[k];
+				rest[1][k] = a->ns[k] - a->fill_ns[k];
+			}
+			stats(rest[0], rounds, &rn, &x, &y);
+			stats(rest[1], rounds, &ra, &x, &y);
+			a64_info("| %s | %llu KiB | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %+.1f%% | %.1f, %.1f | %.1f, %.1f | %+.1f%% | %.2f | %.2f | %d | %llu |",
+				 mode_name[m],
+				 (unsigned long long)(chunks[ci] >> 10),
+				 nm, nl, nh, am, al, ah,
+				 100.0 * (am - nm) / nm, fn, fa, rn, ra,
+				 100.0 * (ra - rn) / rn,
+				 (double)n->pf / nr_chunks,
+				 (double)a->pf / nr_chunks, a->events,
+				 (unsigned long long)a->mapped);
+		}
+	return a64_exit();
+}
