@@ -99,12 +99,18 @@ tpid=$!
 # a vCPU that halts with interrupts on stays halted (its one-shot timer
 # has expired and will not fire again) until another interrupt comes.
 # So after $wake_after seconds of console silence, look at every vCPU
-# every few seconds; one found twice, a second apart, halted with IF set
+# every two seconds; one found twice, a second apart, halted with IF set
 # and a vector in IRR above its PPR's class (a state that cannot last on
 # a real CPU) gets a key press (an i8042 interrupt: the APIC is
 # evaluated again), at most three times in a row.  Each is logged ("run-vm: lost wake-up") and counted;
-# KP_WAKE_AFTER=0 turns the watchdog off.
-wake_after=${KP_WAKE_AFTER:-10}
+# KP_WAKE_AFTER=0 turns the watchdog off.  It must act well within the
+# 21 s after which the test VM's kernel reports an RCU stall (a splat):
+# the timer's interrupt may be lost while the vCPU still runs a guest
+# for seconds before it halts.  After 10 s of silence, polled every 5 s,
+# one heal of 2026-12-04 came 22.6 s after the lost timer tick and the
+# test VM's kernel logged "rcu_preempt kthread timer wakeup didn't
+# happen for 5653 jiffies"; now a halted vCPU is seen within about 7 s.
+wake_after=${KP_WAKE_AFTER:-3}
 nr_cpus=${KP_SMP:-2}
 # One line per vCPU: index, HLT, IF, highest vector in IRR (-1: none), PPR.
 vcpu_wake_state() {
@@ -161,7 +167,7 @@ last_size=-1
 last_change=$(date +%s)
 verdict=""
 while kill -0 $qpid 2>/dev/null; do
-	sleep 5
+	sleep 2
 	now=$(date +%s)
 	size=$(stat -c %s "$log")
 	if [ "$size" != "$last_size" ]; then
