@@ -326,14 +326,11 @@ static const struct tcase cases[] = {
 
 int main(void)
 {
-	struct a64_vm *vm;
 	unsigned int i;
 	int cap;
 
 	a64_require_kvm();
-	vm = a64_vm_create();
-	cap = a64_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
-	a64_vm_free(vm);
+	cap = a64_prefetch_cap();
 	A64_EXPECT(cap > 0, "KVM_CAP_PREFETCH_POLICY %d", cap);
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		run_case(&cases[i]);

@@ -39,55 +39,15 @@
 #define NOFAULT		KVM_PREFETCH_GUP_NOFAULT
 #define FAST		KVM_PREFETCH_GUP_FAST_ONLY
 
-struct handler {
-	int uffd;
-	char *base, *snap;
-	uint64_t chunk;
-	int events, errors;
-	volatile int stop;
-};
-
-static void *handler_fn(void *arg)
-{
-	struct handler *h = arg;
-	struct pollfd pfd = { .fd = h->uffd, .events = POLLIN };
-	struct uffdio_copy c;
-	struct uffd_msg msg;
-	uint64_t off;
-
-	while (!h->stop) {
-		if (poll(&pfd, 1, 50) <= 0)
-			continue;
-		if (read(h->uffd, &msg, sizeof(msg)) != sizeof(msg))
-			continue;
-		if (msg.event != UFFD_EVENT_PAGEFAULT)
-			continue;
-		off = (msg.arg.pagefault.address - (uintptr_t)h->base) &
-		      ~(h->chunk - 1);
-		c = (struct uffdio_copy) {
-			.dst = (uintptr_t)h->base + off,
-			.src = (uintptr_t)h->snap + off,
-			.len = h->chunk,
-		};
-		h->events++;
-		if (ioctl(h->uffd, UFFDIO_COPY, &c) && errno != EEXIST)
-			h->errors++;
-	}
-	return NULL;
-}
-
 static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 		    uint32_t gup)
 {
 	uint64_t chunk_pages = chunk / A64_PAGE, nr_chunks = NR_PAGES / chunk_pages;
 	uint64_t want_pf, want_mapped, pf0, m0, pf1, m1, pf2, t0, t1;
-	struct uffdio_register reg;
-	struct uffdio_api api;
 	struct a64_vcpu *vcpu;
-	struct handler h;
+	struct a64_uffd h;
 	struct a64_vm *vm;
 	uint32_t sum, want = 0;
-	pthread_t thread;
 	bool prefetch = !strcmp(policy, "auto");
 	int i, r;
 
@@ -105,19 +65,7 @@ static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 		memcpy(h.snap + i * A64_PAGE, &v, 4);
 		want += v;
 	}
-	h.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	A64_ASSERT(h.uffd >= 0, "userfaultfd: %s", strerror(errno));
-	api = (struct uffdio_api) { .api = UFFD_API };
-	A64_ASSERT(!ioctl(h.uffd, UFFDIO_API, &api), "UFFDIO_API: %s",
-		   strerror(errno));
-	reg = (struct uffdio_register) {
-		.range = { .start = (uintptr_t)h.base, .len = SLOT_SIZE },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
-	A64_ASSERT(!ioctl(h.uffd, UFFDIO_REGISTER, &reg),
-		   "UFFDIO_REGISTER: %s", strerror(errno));
-	A64_ASSERT(!pthread_create(&thread, NULL, handler_fn, &h),
-		   "pthread_create");
+	a64_uffd_start(&h, SLOT_SIZE);
 
 	vm = a64_vm_create();
 	r = a64_vm_set_prefetch(vm, policy, window, gup);
@@ -161,9 +109,7 @@ static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 
 	a64_vcpu_free(vcpu);
 	a64_vm_free(vm);
-	h.stop = 1;
-	pthread_join(thread, NULL);
-	close(h.uffd);
+	a64_uffd_stop(&h);
 	munmap(h.base, SLOT_SIZE);
 	munmap(h.snap, SLOT_SIZE);
 	return t1 - t0;
@@ -172,14 +118,11 @@ static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 int main(void)
 {
 	static const uint64_t chunks[] = { 64 << 10, 512 << 10, 2 << 20 };
-	struct a64_vm *vm;
 	unsigned int i;
 	int cap;
 
 	a64_require_kvm();
-	vm = a64_vm_create();
-	cap = a64_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
-	a64_vm_free(vm);
+	cap = a64_prefetch_cap();
 	A64_REQUIRE(cap > 0, "KVM_CAP_PREFETCH_POLICY is 0");
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		uint32_t pages = chunks[i] / A64_PAGE;

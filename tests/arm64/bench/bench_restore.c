@@ -56,65 +56,6 @@ static const char *const mode_name[] = { "copy (UFFDIO_COPY)",
 static const uint64_t chunks[] = { 64 << 10, 512 << 10, 2 << 20 };
 #define NR_CHUNKS	ARRAY_SIZE(chunks)
 
-struct handler {
-	int uffd;
-	enum mode mode;
-	char *base, *snap;
-	uint64_t chunk, fill_ns;
-	int events, errors;
-	volatile int stop;
-};
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void *handler_fn(void *arg)
-{
-	struct handler *h = arg;
-	struct pollfd pfd = { .fd = h->uffd, .events = POLLIN };
-	struct uffd_msg msg;
-	uint64_t off, t;
-	int r;
-
-	while (!h->stop) {
-		if (poll(&pfd, 1, 50) <= 0)
-			continue;
-		if (read(h->uffd, &msg, sizeof(msg)) != sizeof(msg))
-			continue;
-		if (msg.event != UFFD_EVENT_PAGEFAULT)
-			continue;
-		off = (msg.arg.pagefault.address - (uintptr_t)h->base) &
-		      ~(h->chunk - 1);
-		h->events++;
-		t = cpu_ns();
-		if (h->mode == COPY) {
-			struct uffdio_copy c = {
-				.dst = (uintptr_t)h->base + off,
-				.src = (uintptr_t)h->snap + off,
-				.len = h->chunk,
-			};
-
-			r = ioctl(h->uffd, UFFDIO_COPY, &c);
-		} else {
-			struct uffdio_continue c = {
-				.range = { .start = (uintptr_t)h->base + off,
-					   .len = h->chunk },
-			};
-
-			r = ioctl(h->uffd, UFFDIO_CONTINUE, &c);
-		}
-		h->fill_ns += cpu_ns() - t;
-		if (r && errno != EEXIST)
-			h->errors++;
-	}
-	return NULL;
-}
-
 struct result {
 	uint64_t ns[MAX_ROUNDS], fill_ns[MAX_ROUNDS];
 	uint64_t pf, mapped;
@@ -131,17 +72,14 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 	uint64_t want_mapped = prefetch ? NR_PAGES - nr_chunks : 0;
 	struct result *res = &results[mode][ci][prefetch];
 	uint64_t pf0, m0, pf1, m1, t0, t1, i, bad = 0;
-	struct uffdio_register reg;
-	struct uffdio_api api;
 	struct a64_vcpu *vcpu;
-	struct handler h;
+	struct a64_uffd h;
 	struct a64_vm *vm;
-	pthread_t thread;
 	char *view;
 	int fd = -1, r;
 
 	memset(&h, 0, sizeof(h));
-	h.mode = mode;
+	h.minor = mode == ZC;
 	h.chunk = chunk;
 	h.snap = snap;
 	if (mode == COPY) {
@@ -167,23 +105,7 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 		A64_ASSERT(h.base != MAP_FAILED, "mmap memfd: %s",
 			   strerror(errno));
 	}
-	h.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	A64_ASSERT(h.uffd >= 0, "userfaultfd: %s", strerror(errno));
-	api = (struct uffdio_api) {
-		.api = UFFD_API,
-		.features = mode == ZC ? UFFD_FEATURE_MINOR_SHMEM : 0,
-	};
-	A64_ASSERT(!ioctl(h.uffd, UFFDIO_API, &api), "UFFDIO_API: %s",
-		   strerror(errno));
-	reg = (struct uffdio_register) {
-		.range = { .start = (uintptr_t)h.base, .len = MEM_SIZE },
-		.mode = mode == ZC ? UFFDIO_REGISTER_MODE_MINOR :
-				     UFFDIO_REGISTER_MODE_MISSING,
-	};
-	A64_ASSERT(!ioctl(h.uffd, UFFDIO_REGISTER, &reg),
-		   "UFFDIO_REGISTER: %s", strerror(errno));
-	A64_ASSERT(!pthread_create(&thread, NULL, handler_fn, &h),
-		   "pthread_create");
+	a64_uffd_start(&h, MEM_SIZE);
 
 	vm = a64_vm_create();
 	r = a64_vm_set_prefetch(vm, prefetch ? "auto" : "none",
@@ -233,9 +155,7 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 
 	a64_vcpu_free(vcpu);
 	a64_vm_free(vm);
-	h.stop = 1;
-	pthread_join(thread, NULL);
-	close(h.uffd);
+	a64_uffd_stop(&h);
 	munmap(h.base, MEM_SIZE);
 	if (mode == ZC) {
 		munmap(view, MEM_SIZE);

@@ -15,6 +15,7 @@
 #ifndef A64_H
 #define A64_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -144,5 +145,32 @@ uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name);
 int64_t a64_vcpu_faults(struct a64_vcpu *vcpu);
 
 uint64_t a64_now_ns(void);
+
+/* KVM_CAP_PREFETCH_POLICY on a fresh VM (lib/uffd.c). */
+int a64_prefetch_cap(void);
+
+/*
+ * A userfaultfd restore handler (lib/uffd.c): a thread that populates the
+ * naturally aligned @chunk around each event in one ioctl, UFFDIO_COPY
+ * from @snap (MISSING mode) or, with @minor, UFFDIO_CONTINUE (MINOR mode
+ * on shmem: the page cache holds the snapshot).  Fill in the first four
+ * fields, zero the rest; a64_uffd_start() arms [@base, @base + len).
+ */
+struct a64_uffd {
+	char *base, *snap;
+	uint64_t chunk;
+	bool minor;
+	/* Out: events read, fill ioctls failed (not EEXIST), their CPU time. */
+	int events, errors;
+	uint64_t fill_ns;
+	/* Private. */
+	int uffd;
+	volatile int stop;
+	pthread_t thread;
+};
+
+void a64_uffd_start(struct a64_uffd *h, uint64_t len);
+/* Stop and join the thread, close the userfaultfd. */
+void a64_uffd_stop(struct a64_uffd *h);
 
 #endif /* A64_H */
