@@ -19,12 +19,18 @@
  *	p - 1 (written before, maybe on another host), then rewrites it
  *	with seed p:
  *	@@L2PASS n=<p> seed=<p - 1> mib=<MiB> sum=<hex> up=<guest uptime>
- *   l2work grow <MiB> <steps>
+ *   l2work grow <MiB> <steps> [gate]
  *	each step maps <MiB> fresh and never unmaps it, writes seed k and
  *	reads it back: the guest keeps touching guest pages it never
  *	touched (host faults all along); at the end every step is read
  *	again and "@@L2WORK ok" printed:
  *	@@L2PASS n=<k> seed=<k> mib=<MiB> sum=<hex> up=<guest uptime>
+ *	With "gate", each step first reads one byte from the console (the
+ *	serial port, put in raw mode): the rig lets the guest take exactly
+ *	the steps it counts, so a fast guest cannot run past a policy
+ *	switch the rig has not made yet.  "@@L2GATE steps=<n>" says the
+ *	console is ready (a byte sent earlier could be lost when the
+ *	guest's serial driver starts up and clears its FIFO).
  *   l2work expect <MiB> <seed>
  *	prints the sum a pass of <MiB> with <seed> must report (the rig
  *	runs it in the test VM).
@@ -41,7 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 static uint64_t pattern(uint64_t seed, uint64_t i)
@@ -129,12 +137,43 @@ static int loop(uint64_t mib, unsigned long passes)
 	return 0;
 }
 
-static int grow(uint64_t mib, unsigned long steps)
+/* The console in raw mode, no echo: one byte the rig sends is one step. */
+static int gate_open(void)
+{
+	struct termios t;
+
+	if (tcgetattr(0, &t))
+		return -1;
+	t.c_lflag &= ~(ICANON | ECHO | ECHONL | ISIG | IEXTEN);
+	t.c_iflag &= ~(ICRNL | INLCR | IGNCR | IXON);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	return tcsetattr(0, TCSANOW, &t);
+}
+
+static int gate_wait(void)
+{
+	char c;
+
+	return read(0, &c, 1) == 1 ? 0 : -1;
+}
+
+static int grow(uint64_t mib, unsigned long steps, int gated)
 {
 	uint64_t n = mib << 17, **bufs = calloc(steps + 1, sizeof(*bufs));
 	unsigned long k;
 
+	if (gated && gate_open()) {
+		printf("@@L2WORK bad the console cannot be put in raw mode\n");
+		return 1;
+	}
+	if (gated)
+		printf("@@L2GATE steps=%lu\n", steps);
 	for (k = 1; k <= steps; k++) {
+		if (gated && gate_wait()) {
+			printf("@@L2WORK bad no byte from the console before step %lu\n", k);
+			return 1;
+		}
 		bufs[k] = map_mib(mib);
 		fill(bufs[k], n, k);
 		pass_line(k, k, mib, check(bufs[k], n, k, k));
@@ -157,8 +196,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "loop"))
 		return loop(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
-	if (argc == 4 && !strcmp(argv[1], "grow"))
-		return grow(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "gate"))) &&
+	    !strcmp(argv[1], "grow"))
+		return grow(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+			    argc == 5);
 	if (argc == 2 && !strcmp(argv[1], "spin"))
 		for (;;)
 			__asm__ volatile("pause");

@@ -14,7 +14,9 @@
 # the kernel's own decompressor; pvh: the same kernel uncompressed, an
 # ELF that QEMU boots at its PVH entry, as Firecracker-like VMMs do),
 # plant (planted bugs, words: sum, the expected sums one off; stall, the
-# guests spin in l2work instead of running the workload).
+# guests spin in l2work instead of running the workload; nogate, a grow
+# guest let take all its steps at once, and taking them, before the
+# first phase).
 
 D=/sys/kernel/debug/kvm
 P=/sys/module/kvm/parameters
@@ -58,12 +60,22 @@ l2_append() {
 l2_kernel() { case $l2kernel in pvh) echo /l2/vmlinux ;; *) echo /l2/vmlinuz ;; esac; }
 
 # l2_qemu <serial log> <work> [<monitor port>]: starts Debian's QEMU
-# with the Linux guest in the background; $qpid is its pid.
+# with the Linux guest in the background; $qpid is its pid.  With $gate
+# set (a path), the serial port is a pair of FIFOs, $gate.in (the guest's
+# input: the rig's fd 7, see go) and $gate.out (copied to the log).
 l2_qemu() {
 	: > "$1"
+	serial="file:$1"
+	if [ -n "$gate" ]; then
+		rm -f "$gate.in" "$gate.out"
+		mkfifo "$gate.in" "$gate.out" || return 1
+		exec 7<> "$gate.in"
+		cat "$gate.out" >> "$1" &
+		serial="pipe:$gate"
+	fi
 	qemu-system-x86_64 -accel kvm -cpu "$cpu" -smp 1 -m "${mem}M" -nodefaults \
 		-display none -no-reboot -L /usr/share/qemu -L /usr/share/seabios \
-		-serial "file:$1" -kernel "$(l2_kernel)" -initrd /l2/initrd.gz \
+		-serial "$serial" -kernel "$(l2_kernel)" -initrd /l2/initrd.gz \
 		${3:+-monitor tcp:127.0.0.1:$3,server,nowait} \
 		-append "$(l2_append "$2")" > "$1.qemu" 2>&1 &
 	qpid=$!
@@ -317,11 +329,26 @@ wait_step() {
 	return 1
 }
 
-# grow_start <MiB> <steps>: the guest, up to its second step; sets vm.
+# go <n>: lets a gated guest take <n> more steps (one byte each).
+go() { i=0; while [ $i -lt "$1" ]; do printf g >&7; i=$((i + 1)); done; }
+
+# grow_start <MiB> <steps>: the guest, gated (see l2work), up to its
+# second step; sets vm.  It takes no step the rig has not let it take
+# (go), so its phases never depend on how fast the machine runs it.
 grow_start() {
 	glog=/tmp/grow-l2.log
 	gstart=$(now)
-	l2_qemu $glog "grow:$1:$2"
+	gate=/tmp/grow-serial
+	l2_qemu $glog "grow:$1:$2:gate"
+	gate=
+	while ! grep -q '^@@L2GATE' $glog; do
+		[ $(($(now) - gstart)) -lt $limit ] && kill -0 $qpid 2>/dev/null &&
+			! grep -q '^@@L2WORK' $glog || break
+		sleep 0.5
+	done
+	# (planted "nogate": every step let go at once and taken before the
+	# rig looks, as a fast machine did before the gate)
+	if planted nogate; then go $2; wait_step $2; else go 2; fi
 	if ! wait_step 2; then
 		fail "the guest did not reach its second step ($(tr -d '\r' < $glog | tail -n1))"
 		kill $qpid 2>/dev/null; wait $qpid
@@ -353,6 +380,7 @@ switch() {
 # steps; with 0 the windows must stay put, with 1 grow.
 phase() {
 	a=$(counters) s=$(last_pass)
+	go 3
 	wait_step $((s + 3)) || { fail "$1: the guest stopped before step $((s + 3)) ($(tr -d '\r' < $glog | tail -n1))"; return; }
 	b=$(counters)
 	set -- "$1" "$2" $a $b
@@ -370,9 +398,12 @@ phase() {
 # grow_finish <MiB> <steps>: waits for the guest to end; every step's
 # sum must be the one "l2work expect" computes, and its final check ok.
 grow_finish() {
+	l=$(last_pass)
+	go $(($2 - ${l:-0}))
 	while kill -0 $qpid 2>/dev/null && [ $(($(now) - gstart)) -lt $limit ]; do sleep 1; done
 	kill $qpid 2>/dev/null
 	wait $qpid 2>/dev/null
+	exec 7>&-
 	n=0 bad=""
 	tr -d '\r' < $glog | sed -n 's/^@@L2PASS n=\([0-9]*\) seed=\([0-9]*\) mib=[0-9]* sum=\([0-9a-f]*\).*/\1 \2 \3/p' > /tmp/grow-passes.txt
 	while read -r k seed sum; do
