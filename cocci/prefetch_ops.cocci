@@ -9,7 +9,11 @@
 /// in its module's exit path, that is in a function marked __exit or
 /// passed to module_exit(), or in a function those call (followed through
 /// the files that register or unregister policies; this is how kvm.ko's
-/// built-in policies are unregistered, from kvm_x86_exit()).
+/// built-in policies are unregistered, from kvm_x86_exit()).  Where KVM is
+/// built into the kernel and never unloads (arm64: CONFIG_KVM is bool and
+/// arm_init() has no module_exit()), run-cocci.sh passes -D builtin: the
+/// core's own registrations of the built-in policies (virt/kvm/prefetch.c)
+/// then have no exit path to be paired in; policy modules still do.
 ///
 /// Policies of BPF struct_ops maps (virt/kvm/prefetch_bpf.c) come and go
 /// with their map's link: a kvm_prefetch_register(X) in the .reg callback
@@ -25,6 +29,7 @@
 virtual context
 virtual org
 virtual report
+virtual builtin
 
 @initialize:python@
 @@
@@ -57,6 +62,10 @@ def warn(p, msg):
 @script:python depends on org@
 @@
 modes.add("org")
+
+@script:python depends on builtin@
+@@
+modes.add("builtin")
 
 // ---- the ops table ----------------------------------------------------
 
@@ -313,7 +322,12 @@ while todo:
             on_exit_path.add(callee)
             todo.append(callee)
 
+BUILTIN_CORE = ("virt/kvm/prefetch.c",)
+
 for p, f, fn, e in registered:
+    if "builtin" in modes and any(("/" + f).endswith("/" + c)
+                                  for c in BUILTIN_CORE):
+        continue
     if (f, fn) in bpf_reg and any(uf == f and ue == e and (uf, ufn) in bpf_unreg
                                   for uf, ufn, ue in unregistered):
         continue

@@ -13,10 +13,11 @@
 #    exceptions).
 # Prints PASS:/FAIL: lines and ends with "cocci: N passed, N failed".
 #
-# Usage: run-cocci.sh <tree> [file...]
-#   <tree>: the patched tree (build/kvm); its arch/x86/kvm, virt/kvm and
-#   prefetch headers are checked, and the files given (absolute paths,
-#   e.g. policy modules built outside the tree) with them.
+# Usage: [COCCI_ARCH=arm64] run-cocci.sh <tree> [file...]
+#   <tree>: the patched tree (build/kvm; for arm64, build/arm64/linux);
+#   its arch/<arch>/kvm, virt/kvm and prefetch headers are checked, and
+#   the files given (absolute paths, e.g. policy modules built outside
+#   the tree) with them.  COCCI_ARCH: x86 (the default) or arm64.
 
 set -u
 TREE=$(cd "$1" && pwd) || exit 2
@@ -65,17 +66,26 @@ stray() {
 
 # ---- the tree ---------------------------------------------------------
 # Our headers, at the paths scripts/layout.sh gives them in the tree.
-OUR_HEADERS=$(cd "$COCCI/.." && scripts/layout.sh kvm-sources |
+ARCH=${COCCI_ARCH:-x86}
+case $ARCH in x86|arm64) ;; *) echo "run-cocci.sh: COCCI_ARCH=$ARCH: x86 or arm64" >&2; exit 2 ;; esac
+OUR_HEADERS=$(cd "$COCCI/.." && KP_ARCH=$ARCH scripts/layout.sh kvm-sources |
 	awk '$2 ~ /^include\// { print $2 }') || exit 2
 cd "$TREE" || exit 2
-{ find arch/x86/kvm virt/kvm -name '*.[ch]' ! -name '*.mod.c'
+{ find arch/$ARCH/kvm virt/kvm -name '*.[ch]' ! -name '*.mod.c'
   # shellcheck disable=SC2086
-  ls $OUR_HEADERS include/linux/kvm_host.h arch/x86/include/asm/kvm_host.h
-  [ $# -eq 0 ] || printf '%s\n' "$@"
-} | LC_ALL=C sort > "$TMP/tree.list"
-TREE_INC="-I $TREE/include -I $TREE/arch/x86/include -I $TREE/include/uapi
-	-I $TREE/arch/x86/include/uapi"
+  ls $OUR_HEADERS include/linux/kvm_host.h arch/$ARCH/include/asm/kvm_host.h
+} | sed "s|^|$TREE/|" > "$TMP/tree.list.own"
+{ cat "$TMP/tree.list.own"; [ $# -eq 0 ] || printf '%s\n' "$@"; } |
+	LC_ALL=C sort > "$TMP/tree.list"
+# spatch runs outside the tree, on absolute paths: a whole kernel tree
+# (arm64's) has a .cocciconfig asking for --use-gitgrep, which needs a
+# git repository there.
+cd "$TMP" || exit 2
+TREE_INC="-I $TREE/include -I $TREE/arch/$ARCH/include -I $TREE/include/uapi
+	-I $TREE/arch/$ARCH/include/uapi"
 ntree=$(wc -l < "$TMP/tree.list")
+TREE_LABEL=tree
+[ "$ARCH" = x86 ] || TREE_LABEL="$ARCH tree"
 
 # The rules run in parallel, one per CPU (spatch is single-threaded).
 for rule in "$COCCI"/*.cocci; do
@@ -85,8 +95,12 @@ for rule in "$COCCI"/*.cocci; do
 	done
 	(
 		start=$(date +%s.%N)
+		# (arm64's KVM is built in: see prefetch_ops.cocci)
+		builtin=
+		[ "$ARCH" = x86 ] || ! grep -q '^virtual builtin$' "$rule" ||
+			builtin="-D builtin"
 		# shellcheck disable=SC2086
-		run_spatch "$rule" report "$TMP/tree.list" "$TMP/$name.tree" $TREE_INC
+		run_spatch "$rule" report "$TMP/tree.list" "$TMP/$name.tree" $TREE_INC $builtin
 		echo "$(date +%s.%N) - $start" | bc > "$TMP/$name.secs"
 	) &
 done
@@ -94,10 +108,10 @@ wait
 for rule in "$COCCI"/*.cocci; do
 	name=$(basename "$rule" .cocci)
 	if [ -s "$TMP/$name.tree" ] || [ -s "$TMP/$name.tree.err" ]; then
-		nok "cocci $name: tree ($ntree files)"
+		nok "cocci $name: $TREE_LABEL ($ntree files)"
 		sed 's/^/  /' "$TMP/$name.tree" "$TMP/$name.tree.err"
 	else
-		ok "cocci $name: tree ($ntree files, $(printf '%.1f' "$(cat "$TMP/$name.secs")") s)"
+		ok "cocci $name: $TREE_LABEL ($ntree files, $(printf '%.1f' "$(cat "$TMP/$name.secs")") s)"
 	fi
 done
 
