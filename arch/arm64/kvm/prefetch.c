@@ -72,9 +72,9 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
  * the guest and holds kvm->srcu.  Stop between two batches on a signal;
  * once PREFETCH_EXIT_MIN_PAGES pages are mapped (a 2 MiB block: a
  * restore's chunk is never cut) on a pending vCPU request or when the
- * scheduler wants the CPU (before that, yield if asked and go on); after
- * PREFETCH_EXIT_MAX_PAGES in any case.  The rest of the window is left to
- * the guest's next fault there.
+ * scheduler wants the CPU (before that, yield if asked and go on); at
+ * PREFETCH_EXIT_MAX_PAGES in any case, to which the last batch is cut.
+ * The rest of the window is left to the guest's next fault there.
  */
 #define PREFETCH_EXIT_MIN_PAGES	512
 #define PREFETCH_EXIT_MAX_PAGES	16384
@@ -229,6 +229,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		nr = min_t(u64, end - gfn, PREFETCH_BATCH);
 		nr = min_t(u64, nr, PREFETCH_TABLE_PAGES -
 				    (gfn & (PREFETCH_TABLE_PAGES - 1)));
+		nr = min_t(u64, nr, PREFETCH_EXIT_MAX_PAGES - w->mapped);
 		res = prefetch_batch(w, gfn, 1, &nr);
 		if (res != PREFETCH_GO)
 			break;
@@ -241,6 +242,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 			return;
 		nr = min_t(u64, gfn - start, PREFETCH_BATCH);
 		nr = min_t(u64, nr, ((gfn - 1) & (PREFETCH_TABLE_PAGES - 1)) + 1);
+		nr = min_t(u64, nr, PREFETCH_EXIT_MAX_PAGES - w->mapped);
 		res = prefetch_batch(w, gfn - 1, -1, &nr);
 		if (res != PREFETCH_GO)
 			break;
