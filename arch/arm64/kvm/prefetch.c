@@ -23,20 +23,30 @@
  *    or moved) get no window, nor do VMs with MTE (their pages' tags
  *    would have to be initialised first, as the fault path does).
  *
- * 4 KiB mappings only, for now: huge pages of the window the host has are
- * mapped page by page.  The scan is x86's (sysfs-docs/design.rst, "The
- * engine"): forward from the block the fault installed to the window's
- * end, stepping over what is mapped, then backward to the window's start
- * until the first mapped page; in either direction the first page the
- * host does not have ends it.  It runs in batches of up to PREFETCH_BATCH
- * gfns of one last-level table: their pages are got first, without
- * mmu_lock (nofault GUP may take mmap_lock), then mapped under one hold
- * of mmu_lock, with the vCPU's memory cache topped up before the batch
- * for the tables a batch may need.
+ * The scan is x86's (sysfs-docs/design.rst, "The engine"): forward from
+ * the block the fault installed to the window's end, stepping over what
+ * is mapped, then backward to the window's start until the first mapped
+ * page; in either direction the first page the host does not have ends
+ * it.  It runs in batches of up to PREFETCH_BATCH gfns of one last-level
+ * table: their pages are got first, without mmu_lock (nofault GUP may
+ * take mmap_lock), then mapped under one hold of mmu_lock, with the
+ * vCPU's memory cache topped up before the batch for the tables a batch
+ * may need.
+ *
+ * Huge mappings where the host has them, as the fault path's
+ * transparent_hugepage_adjust() would make them: a 2 MiB block of the
+ * window that lies whole inside it and inside the memslot, with guest and
+ * host addresses congruent modulo 2 MiB, whose host page is mapped by a
+ * PMD (or PUD) of the VMM's page table and whose stage-2 range is empty
+ * down to its level-2 entry (no table below it), is mapped with one
+ * level-2 block entry instead of 512 pages.  Anything else of such a
+ * block (a table with some pages in it, a host that maps it with PTEs)
+ * goes by 4 KiB pages.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvm_host.h>
+#include <linux/pgtable.h>
 #include <linux/sched/signal.h>
 #include <asm/cpufeature.h>
 #include <asm/kvm_emulate.h>
@@ -64,8 +74,10 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
 
 /* Gfns got and mapped under one hold of mmu_lock. */
 #define PREFETCH_BATCH		16
-/* 4 KiB pages that one last-level stage-2 table maps. */
+/* 4 KiB pages that one last-level stage-2 table maps: one 2 MiB block. */
 #define PREFETCH_TABLE_PAGES	PTRS_PER_PTE
+/* The stage-2 level of a 2 MiB block entry. */
+#define PREFETCH_BLOCK_LEVEL	(KVM_PGTABLE_MAX_LEVELS - 2)
 
 /*
  * The per-exit budget, x86's: a window is mapped while the vCPU is out of
@@ -74,7 +86,9 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
  * restore's chunk is never cut) on a pending vCPU request or when the
  * scheduler wants the CPU (before that, yield if asked and go on); at
  * PREFETCH_EXIT_MAX_PAGES in any case, to which the last batch is cut.
- * The rest of the window is left to the guest's next fault there.
+ * The rest of the window is left to the guest's next fault there.  It
+ * counts 4 KiB pages, a block as 512 (x86 counts SPTEs): without FWB a
+ * block's mapping cleans its 2 MiB from the data cache.
  */
 #define PREFETCH_EXIT_MIN_PAGES	512
 #define PREFETCH_EXIT_MAX_PAGES	16384
@@ -212,6 +226,152 @@ out_unlock:
 }
 
 /*
+ * Does the VMM map @hva with a PMD or PUD leaf?  A lockless walk of its
+ * page table, with interrupts off against a concurrent teardown of the
+ * tables (which IPIs), as fast GUP and get_user_mapping_size() walk it.
+ * The answer may be stale as soon as it is given: a split or unmap that
+ * follows runs the mmu_notifier, which the mmu_invalidate_retry() check
+ * under mmu_lock sees before the block is mapped.
+ */
+static bool prefetch_host_block(struct mm_struct *mm, unsigned long hva)
+{
+	unsigned long flags;
+	bool block = false;
+	pgd_t *pgdp, pgd;
+	p4d_t *p4dp, p4d;
+	pud_t *pudp, pud;
+	pmd_t *pmdp, pmd;
+
+	local_irq_save(flags);
+	pgdp = pgd_offset(mm, hva);
+	pgd = READ_ONCE(*pgdp);
+	if (pgd_none(pgd) || pgd_bad(pgd))
+		goto out;
+	p4dp = p4d_offset_lockless(pgdp, pgd, hva);
+	p4d = READ_ONCE(*p4dp);
+	if (p4d_none(p4d) || p4d_bad(p4d))
+		goto out;
+	pudp = pud_offset_lockless(p4dp, p4d, hva);
+	pud = READ_ONCE(*pudp);
+	if (pud_none(pud) || !pud_present(pud))
+		goto out;
+	if (pud_leaf(pud)) {
+		block = true;
+		goto out;
+	}
+	pmdp = pmd_offset_lockless(pudp, pud, hva);
+	pmd = READ_ONCE(*pmdp);
+	block = pmd_leaf(pmd) && pte_valid(pmd_pte(pmd));
+out:
+	local_irq_restore(flags);
+	return block;
+}
+
+/* How prefetch_block() ended. */
+enum prefetch_block_end {
+	PREFETCH_BLOCK_MAPPED,	/* the block is mapped now */
+	PREFETCH_BLOCK_PAGES,	/* not as a block: go by 4 KiB pages */
+	PREFETCH_BLOCK_STOP,	/* the whole window ends: retry, error */
+};
+
+/*
+ * Map the 2 MiB block at @gfn (aligned, whole inside the window) with one
+ * level-2 entry if the memslot and the host allow it and its stage-2
+ * range is empty.
+ */
+static enum prefetch_block_end prefetch_block(struct prefetch_walk *w,
+					      gfn_t gfn)
+{
+	struct kvm_memory_slot *slot = w->slot;
+	struct kvm_vcpu *vcpu = w->vcpu;
+	struct kvm *kvm = vcpu->kvm;
+	enum prefetch_block_end res = PREFETCH_BLOCK_PAGES;
+	enum kvm_pgtable_prot prot;
+	struct kvm_pgtable *pgt;
+	bool writable;
+	kvm_pfn_t pfn;
+	kvm_pte_t pte;
+	u32 level;
+	hva_t hva;
+
+	/* Inside the memslot, and the same offset in a block on both sides. */
+	if (gfn < slot->base_gfn ||
+	    gfn + PREFETCH_TABLE_PAGES > slot->base_gfn + slot->npages ||
+	    (gfn_to_gpa(slot->base_gfn) & (PMD_SIZE - 1)) !=
+	    (slot->userspace_addr & (PMD_SIZE - 1)))
+		return PREFETCH_BLOCK_PAGES;
+	if (kvm_mmu_topup_memory_cache(&vcpu->arch.mmu_page_cache,
+				       kvm_mmu_cache_min_pages(kvm)))
+		return PREFETCH_BLOCK_STOP;
+
+	pfn = kvm_prefetch_gfn_to_pfn(slot, gfn, w->gup, &writable, &hva);
+	if (is_error_noslot_pfn(pfn))
+		return PREFETCH_BLOCK_PAGES;
+	/* A huge host page is naturally aligned: its first page is here. */
+	if (!pfn_is_map_memory(pfn) || (pfn & (PREFETCH_TABLE_PAGES - 1)) ||
+	    !prefetch_host_block(kvm->mm, hva))
+		goto out_put;
+
+	write_lock(&kvm->mmu_lock);
+	pgt = vcpu->arch.hw_mmu->pgt;
+	if (mmu_invalidate_retry(kvm, w->mmu_seq)) {
+		res = PREFETCH_BLOCK_STOP;
+		goto out_unlock;
+	}
+	if (kvm_pgtable_get_leaf(pgt, gfn_to_gpa(gfn), &pte, &level)) {
+		res = PREFETCH_BLOCK_STOP;
+		goto out_unlock;
+	}
+	/* Empty down to the block's own entry: no table, nothing mapped. */
+	if (pte || level > PREFETCH_BLOCK_LEVEL)
+		goto out_unlock;
+	prot = KVM_PGTABLE_PROT_R;
+	if (writable)
+		prot |= KVM_PGTABLE_PROT_W;
+	if (cpus_have_const_cap(ARM64_HAS_CACHE_DIC))
+		prot |= KVM_PGTABLE_PROT_X;
+	if (kvm_pgtable_stage2_map(pgt, gfn_to_gpa(gfn), PMD_SIZE,
+				   __pfn_to_phys(pfn), prot,
+				   &vcpu->arch.mmu_page_cache)) {
+		res = PREFETCH_BLOCK_STOP;
+		goto out_unlock;
+	}
+	if (writable)
+		kvm_set_pfn_dirty(pfn);
+	w->mapped += PREFETCH_TABLE_PAGES;
+	res = PREFETCH_BLOCK_MAPPED;
+out_unlock:
+	write_unlock(&kvm->mmu_lock);
+out_put:
+	kvm_prefetch_put_pfn(pfn);
+	return res;
+}
+
+/*
+ * The 2 MiB block [@gfn, @gfn + 512), aligned and whole inside the window
+ * [@start, @end): try it as one block.  True if the scan goes on past it
+ * (*@res PREFETCH_GO) or ends (*@res PREFETCH_STOP); false to go by pages.
+ */
+static bool prefetch_try_block(struct prefetch_walk *w, gfn_t gfn,
+			       gfn_t start, gfn_t end, enum prefetch_end *res)
+{
+	if ((gfn & (PREFETCH_TABLE_PAGES - 1)) || gfn < start ||
+	    gfn + PREFETCH_TABLE_PAGES > end ||
+	    w->mapped + PREFETCH_TABLE_PAGES > PREFETCH_EXIT_MAX_PAGES)
+		return false;
+	switch (prefetch_block(w, gfn)) {
+	case PREFETCH_BLOCK_MAPPED:
+		*res = PREFETCH_GO;
+		return true;
+	case PREFETCH_BLOCK_STOP:
+		*res = PREFETCH_STOP;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Map what is missing of the window [start, end), and nothing outside
  * it, outward from the block [fault_start, fault_start + step) that the
  * fault installed: forward to @end, then backward to @start.
@@ -226,6 +386,12 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 	for (gfn = max(fault_start + step, start); gfn < end; gfn += nr) {
 		if (prefetch_exit_due(w->vcpu, w->mapped))
 			return;
+		if (prefetch_try_block(w, gfn, start, end, &res)) {
+			if (res != PREFETCH_GO)
+				return;
+			nr = PREFETCH_TABLE_PAGES;
+			continue;
+		}
 		nr = min_t(u64, end - gfn, PREFETCH_BATCH);
 		nr = min_t(u64, nr, PREFETCH_TABLE_PAGES -
 				    (gfn & (PREFETCH_TABLE_PAGES - 1)));
@@ -240,6 +406,14 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 	for (gfn = min(fault_start, end); gfn > start; gfn -= nr) {
 		if (prefetch_exit_due(w->vcpu, w->mapped))
 			return;
+		if (gfn >= PREFETCH_TABLE_PAGES &&
+		    prefetch_try_block(w, gfn - PREFETCH_TABLE_PAGES, start, end,
+				       &res)) {
+			if (res != PREFETCH_GO)
+				return;
+			nr = PREFETCH_TABLE_PAGES;
+			continue;
+		}
 		nr = min_t(u64, gfn - start, PREFETCH_BATCH);
 		nr = min_t(u64, nr, ((gfn - 1) & (PREFETCH_TABLE_PAGES - 1)) + 1);
 		nr = min_t(u64, nr, PREFETCH_EXIT_MAX_PAGES - w->mapped);
