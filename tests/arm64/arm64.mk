@@ -10,8 +10,10 @@
 #   make arm64-policy-modules  kvm-policy/adaptive against that build
 #   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
 #                       tests/arm64/last-run.txt keeps the last run
-#   make check-arm64    all of the above, judged: exit 1 on any FAIL, a
-#                       splat, a hang, a timeout or no summary line
+#   make check-arm64    all of the above and the static layer (cocci and
+#                       checkpatch on the arm64 tree and hook series,
+#                       scripts/arm64-static.sh), judged: exit 1 on any
+#                       FAIL, a splat, a hang, a timeout or no summary line
 #
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
@@ -22,7 +24,7 @@ ARM64_OUT := $(TOP)/build/arm64
 ARM64_SRC_PKG := linux-source-$(ARM64_BASE)
 ARM64_DEB_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	qemu-system-arm $(ARM64_SRC_PKG) bc flex bison libssl-dev cpio gzip \
-	make rsync
+	make rsync coccinelle git
 ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
 
 arm64-deps:
@@ -57,6 +59,7 @@ arm64-vm-test: arm64-kernel arm64-policy-modules
 # The record is written whatever the result; the exit status is the verdict.
 check-arm64: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
+		ARM64_OUT=$(ARM64_OUT) CHECKPATCH_IGNORE=$(CHECKPATCH_IGNORE) \
 		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
 		$(TOP)/tests/arm64/last-run.txt
 
