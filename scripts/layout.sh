@@ -58,7 +58,7 @@ kp_tree_path() {
 
 # C sources and headers under the given directories, sorted.
 kp_c_files() {
-	find "$@" -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null |
+	find "$@" \( -type f -o -type l \) \( -name '*.c' -o -name '*.h' \) 2>/dev/null |
 		LC_ALL=C sort
 }
 
