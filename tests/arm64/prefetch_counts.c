@@ -178,25 +178,12 @@ static struct a64_vcpu *setup(struct a64_vm **vmp, uint32_t flags, char **mem)
 	return vcpu;
 }
 
-struct counts {
-	uint64_t pf, win, mapped;
-};
-
-static struct counts counts(struct a64_vcpu *vcpu)
-{
-	return (struct counts) {
-		.pf	= a64_vcpu_stat_get(vcpu, "pf_taken"),
-		.win	= a64_vcpu_stat_get(vcpu, "prefetch_windows"),
-		.mapped	= a64_vcpu_stat_get(vcpu, "prefetch_mapped"),
-	};
-}
-
 /* Counts since @c0 are exactly @pf, @win, @mapped. */
-static void expect_counts(struct a64_vcpu *vcpu, const struct counts *c0,
+static void expect_counts(struct a64_vcpu *vcpu, const struct a64_counts *c0,
 			  const char *what, uint64_t pf, uint64_t win,
 			  uint64_t mapped)
 {
-	struct counts c = counts(vcpu);
+	struct a64_counts c = a64_vcpu_counts(vcpu);
 
 	A64_EXPECT(c.pf - c0->pf == pf && c.win - c0->win == win &&
 		   c.mapped - c0->mapped == mapped,
@@ -217,7 +204,7 @@ static uint64_t page_gpa(int i)
 static void touch_one(struct a64_vcpu *vcpu, int page, uint32_t nr,
 		      uint64_t mapped)
 {
-	struct counts c0 = counts(vcpu);
+	struct a64_counts c0 = a64_vcpu_counts(vcpu);
 	char what[64];
 	int r;
 
@@ -244,7 +231,7 @@ static void touch_one(struct a64_vcpu *vcpu, int page, uint32_t nr,
 static void run_scan(void)
 {
 	struct a64_vcpu *vcpu;
-	struct counts c0;
+	struct a64_counts c0;
 	struct a64_vm *vm;
 	int i, bad = 0;
 	char *mem;
@@ -253,10 +240,10 @@ static void run_scan(void)
 	touch_one(vcpu, 9, 8, 7);
 	touch_one(vcpu, 20, 32, 15);
 	touch_one(vcpu, 1, 64, 39);
-	c0 = counts(vcpu);
+	c0 = a64_vcpu_counts(vcpu);
 	a64_touch(vcpu, DATA_GPA, page_gpa(NR_PAGES), 0, A64_TOUCH_WRITE);
 	expect_counts(vcpu, &c0, "scan: auto-64, then a write pass", 3, 3, 189);
-	c0 = counts(vcpu);
+	c0 = a64_vcpu_counts(vcpu);
 	a64_touch(vcpu, DATA_GPA, page_gpa(NR_PAGES), 0, A64_TOUCH_READ);
 	expect_counts(vcpu, &c0, "scan: a read pass after it", 0, 0, 0);
 	for (i = 0; i < NR_PAGES; i++) {
@@ -281,7 +268,7 @@ static void run_readonly(void)
 {
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
-	struct counts c0;
+	struct a64_counts c0;
 	uint32_t sum, want = 0, v;
 	char *mem;
 	int i, r;
@@ -289,7 +276,7 @@ static void run_readonly(void)
 	vcpu = setup(&vm, KVM_MEM_READONLY, &mem);
 	r = a64_vm_set_prefetch(vm, "auto", 8, NOFAULT);
 	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY: %s", strerror(-r));
-	c0 = counts(vcpu);
+	c0 = a64_vcpu_counts(vcpu);
 	sum = a64_touch(vcpu, DATA_GPA, page_gpa(NR_PAGES), 0, A64_TOUCH_READ);
 	for (i = 0; i < NR_PAGES; i++)
 		want += host_word(i);

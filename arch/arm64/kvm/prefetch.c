@@ -424,8 +424,10 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 }
 
 /**
- * kvm_arm_prefetch() - run the VM's prefetch policy after a guest fault
- * @vcpu: the vCPU whose translation fault user_mem_abort() just mapped
+ * kvm_arm_prefetch() - run the VM's prefetch policy after a stage-2 fault
+ * @vcpu: the vCPU whose translation fault user_mem_abort() just mapped (a
+ *	guest's, or KVM_PRE_FAULT_MEMORY's with vcpu->arch.pre_fault set:
+ *	origin KVM_PREFETCH_MANUAL)
  * @slot: the fault's memslot
  * @mapped_size: bytes of the mapping the fault installed
  * @mmu_seq: user_mem_abort()'s mmu_invalidate_seq snapshot
@@ -448,7 +450,9 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 		return;
 
 	f = (struct kvm_prefetch_fault) {
-		.origin		= KVM_PREFETCH_GUEST_FAULT,
+		/* KVM_PRE_FAULT_MEMORY's faults: pre_fault.c */
+		.origin		= vcpu->arch.pre_fault ? KVM_PREFETCH_MANUAL :
+						 KVM_PREFETCH_GUEST_FAULT,
 		.gfn		= gfn,
 		.error_code	= kvm_vcpu_get_esr(vcpu),
 		.mapped_pages	= step,

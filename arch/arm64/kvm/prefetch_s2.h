@@ -9,6 +9,9 @@
 #include <kvm/prefetch.h>
 
 #ifdef CONFIG_KVM_GENERIC_PREFETCH
+/* user_mem_abort() for a translation fault (mmu.c, hook patch 0005) */
+int kvm_arm_user_mem_abort(struct kvm_vcpu *vcpu, phys_addr_t fault_ipa,
+			   struct kvm_memory_slot *memslot, unsigned long hva);
 void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 		      unsigned long mapped_size, unsigned long mmu_seq);
 #else

@@ -308,6 +308,15 @@ int64_t a64_vcpu_faults(struct a64_vcpu *vcpu)
 	return a64_vcpu_stat(vcpu, "pf_taken", &v) ? -1 : (int64_t)v;
 }
 
+struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu)
+{
+	return (struct a64_counts) {
+		.pf	= a64_vcpu_stat_get(vcpu, "pf_taken"),
+		.win	= a64_vcpu_stat_get(vcpu, "prefetch_windows"),
+		.mapped	= a64_vcpu_stat_get(vcpu, "prefetch_mapped"),
+	};
+}
+
 uint64_t a64_now_ns(void)
 {
 	struct timespec ts;

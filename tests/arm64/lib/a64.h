@@ -144,6 +144,12 @@ uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name);
 /* Stage-2 guest faults so far: "pf_taken" (ours), else NAN-free -1. */
 int64_t a64_vcpu_faults(struct a64_vcpu *vcpu);
 
+/* The vCPU's pf_taken, prefetch_windows and prefetch_mapped now. */
+struct a64_counts {
+	uint64_t pf, win, mapped;
+};
+struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu);
+
 uint64_t a64_now_ns(void);
 
 /* KVM_CAP_PREFETCH_POLICY on a fresh VM (lib/uffd.c). */

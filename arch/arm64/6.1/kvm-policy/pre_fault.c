@@ -1,0 +1,1 @@
+../../../x86/6.1/kvm-policy/pre_fault.c
