@@ -29,7 +29,10 @@
  *  - auto-1024 on THPs, but the slot's host address 4 KiB past a 2 MiB
  *    boundary (guest and host blocks not congruent): pages only, each
  *    block probes 1;
- *  - auto-1024 on 4 KiB host pages (MADV_NOHUGEPAGE): pages only, 1.
+ *  - auto-1024 on 4 KiB host pages (MADV_NOHUGEPAGE): pages only, 1;
+ *  - none, the slot pre-faulted with KVM_PRE_FAULT_MEMORY instead of
+ *    faulted in: no guest fault, and each block probes 512 (the pre-fault
+ *    goes through the fault path, which maps THPs as blocks).
  * In the last two a window maps up to 1023 pages and may stop after 512:
  * they check that each maps at least 512, and that the prefetched pages
  * and the faults add up to the slot's 2048.
@@ -44,6 +47,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "a64.h"
@@ -124,7 +128,8 @@ static uint64_t probe(struct a64_vcpu *vcpu, int block)
 	return a64_vcpu_stat_get(vcpu, "pf_taken") - pf0;
 }
 
-static void run_case(const char *policy, uint32_t nr_pages, enum backing b)
+static void run_case(const char *policy, uint32_t nr_pages, enum backing b,
+		     bool prefault)
 {
 	bool prefetch = strcmp(policy, "none");
 	uint64_t pf0, w0, m0, pf1, w1, m1, pf2, m2, want;
@@ -137,8 +142,8 @@ static void run_case(const char *policy, uint32_t nr_pages, enum backing b)
 	long kb;
 	int i, r;
 
-	snprintf(name, sizeof(name), "%s-%u, %s", policy, nr_pages,
-		 backing_name[b]);
+	snprintf(name, sizeof(name), "%s-%u, %s%s", policy, nr_pages,
+		 backing_name[b], prefault ? ", pre-faulted" : "");
 	mem = host_memory(b, &map, &map_len);
 	kb = anon_huge_kb(mem);
 	if (b != SMALL && kb < (long)((SLOT_SIZE - BLOCK) >> 10)) {
@@ -160,7 +165,19 @@ static void run_case(const char *policy, uint32_t nr_pages, enum backing b)
 	w0 = a64_vcpu_stat_get(vcpu, "prefetch_windows");
 	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 
-	if (!prefetch) {
+	if (prefault) {
+		/* KVM_PRE_FAULT_MEMORY over the slot: no guest fault. */
+		struct kvm_pre_fault_memory pr = {
+			.gpa = DATA_GPA, .size = SLOT_SIZE,
+		};
+
+		r = ioctl(vcpu->fd, KVM_PRE_FAULT_MEMORY, &pr) ? -errno : 0;
+		pf1 = a64_vcpu_stat_get(vcpu, "pf_taken");
+		A64_EXPECT(!r && !pr.size && pf1 == pf0,
+			   "%s: KVM_PRE_FAULT_MEMORY of the slot: %s, %llu bytes left, %" PRIu64 " guest faults",
+			   name, r ? strerror(-r) : "ok",
+			   (unsigned long long)pr.size, pf1 - pf0);
+	} else if (!prefetch) {
 		/* One fault per block: each maps its whole block. */
 		a64_touch(vcpu, DATA_GPA, DATA_GPA + SLOT_SIZE, BLOCK,
 			  A64_TOUCH_WRITE);
@@ -226,6 +243,7 @@ static void run_case(const char *policy, uint32_t nr_pages, enum backing b)
 		A64_EXPECT(n == want,
 			   "%s: block %d (%s) is mapped %s: the probe takes %" PRIu64
 			   " faults, want %" PRIu64, name, i,
+			   prefault ? "pre-faulted" :
 			   prefetch && (i == 1 || i == 2) ? "prefetched" : "faulted in",
 			   want == 1 ? "by 4 KiB pages" : "as one block", n, want);
 	}
@@ -252,10 +270,11 @@ int main(void)
 		return a64_exit();
 	}
 	thp_set("madvise");
-	run_case("none", 0, THP);
-	run_case("auto", WINDOW, THP);
-	run_case("auto", WINDOW, THP_SKEWED);
-	run_case("auto", WINDOW, SMALL);
+	run_case("none", 0, THP, false);
+	run_case("auto", WINDOW, THP, false);
+	run_case("auto", WINDOW, THP_SKEWED, false);
+	run_case("auto", WINDOW, SMALL, false);
+	run_case("none", 0, THP, true);
 	thp_set("never");
 	return a64_exit();
 }
