@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "a64.h"
@@ -167,16 +166,13 @@ static void run_case(const char *policy, uint32_t nr_pages, enum backing b,
 
 	if (prefault) {
 		/* KVM_PRE_FAULT_MEMORY over the slot: no guest fault. */
-		struct kvm_pre_fault_memory pr = {
-			.gpa = DATA_GPA, .size = SLOT_SIZE,
-		};
+		uint64_t left;
 
-		r = ioctl(vcpu->fd, KVM_PRE_FAULT_MEMORY, &pr) ? -errno : 0;
+		r = a64_pre_fault(vcpu, DATA_GPA, SLOT_SIZE, 0, &left);
 		pf1 = a64_vcpu_stat_get(vcpu, "pf_taken");
-		A64_EXPECT(!r && !pr.size && pf1 == pf0,
-			   "%s: KVM_PRE_FAULT_MEMORY of the slot: %s, %llu bytes left, %" PRIu64 " guest faults",
-			   name, r ? strerror(-r) : "ok",
-			   (unsigned long long)pr.size, pf1 - pf0);
+		A64_EXPECT(!r && !left && pf1 == pf0,
+			   "%s: KVM_PRE_FAULT_MEMORY of the slot: %s, %" PRIu64 " bytes left, %" PRIu64 " guest faults",
+			   name, r ? strerror(-r) : "ok", left, pf1 - pf0);
 	} else if (!prefetch) {
 		/* One fault per block: each maps its whole block. */
 		a64_touch(vcpu, DATA_GPA, DATA_GPA + SLOT_SIZE, BLOCK,

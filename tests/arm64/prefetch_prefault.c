@@ -38,18 +38,6 @@
 #define NR_PAGES	((uint64_t)256)
 #define SLOT_SIZE	(NR_PAGES * PG)
 
-/* KVM_PRE_FAULT_MEMORY: 0 or -errno; *@left the size it leaves. */
-static int pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
-		     uint64_t flags, uint64_t *left)
-{
-	struct kvm_pre_fault_memory r = { .gpa = gpa, .size = size, .flags = flags };
-	int ret = ioctl(vcpu->fd, KVM_PRE_FAULT_MEMORY, &r);
-
-	if (left)
-		*left = r.size;
-	return ret ? -errno : 0;
-}
-
 /* A VM with the data slot (populated or not) and policy, its vCPU run once. */
 static struct a64_vcpu *setup(struct a64_vm **vm, const char *policy,
 			      uint32_t nr, bool populate, uint32_t flags,
@@ -81,13 +69,13 @@ static void whole(const char *policy, uint32_t nr, uint64_t size,
 	struct a64_counts c0, c1, c2;
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
-	uint64_t left, i;
+	uint64_t left;
 	int r, bad;
 	char *mem;
 
 	vcpu = setup(&vm, policy, nr, true, 0, &mem);
 	c0 = a64_vcpu_counts(vcpu);
-	r = pre_fault(vcpu, DATA_GPA, size, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA, size, 0, &left);
 	c1 = a64_vcpu_counts(vcpu);
 	a64_info("%s-%u, pre-fault %" PRIu64 " pages: rc %d, left %" PRIu64
 		 ", pf_taken %" PRIu64 ", windows %" PRIu64 ", mapped %" PRIu64,
@@ -108,12 +96,7 @@ static void whole(const char *policy, uint32_t nr, uint64_t size,
 	A64_EXPECT(c2.pf - c1.pf == (SLOT_SIZE - size) / PG,
 		   "%s-%u: a write pass then takes %" PRIu64 " faults (%" PRIu64 ")",
 		   policy, nr, (SLOT_SIZE - size) / PG, c2.pf - c1.pf);
-	for (bad = 0, i = 0; i < NR_PAGES; i++) {
-		uint32_t v;
-
-		memcpy(&v, mem + i * A64_PAGE, 4);
-		bad += v != (uint32_t)(DATA_GPA + i * A64_PAGE);
-	}
+	bad = a64_pages_wrong(mem, DATA_GPA, NR_PAGES);
 	A64_EXPECT(!bad, "%s-%u: the host reads what the guest wrote (%d pages wrong)",
 		   policy, nr, bad);
 	a64_vcpu_free(vcpu);
@@ -133,23 +116,19 @@ static uint64_t unpopulated_run(bool prefault, uint64_t *read_faults)
 	struct a64_counts c0, c1, c2;
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
-	uint32_t sum, v;
-	uint64_t i;
+	uint32_t sum;
 	int r = 0, bad = 0;
 	char *mem;
 
 	vcpu = setup(&vm, "none", 0, false, 0, &mem);
 	if (prefault)
-		r = pre_fault(vcpu, DATA_GPA, SLOT_SIZE, 0, NULL);
+		r = a64_pre_fault(vcpu, DATA_GPA, SLOT_SIZE, 0, NULL);
 	c0 = a64_vcpu_counts(vcpu);
 	sum = a64_touch(vcpu, DATA_GPA, DATA_GPA + SLOT_SIZE, 0, A64_TOUCH_READ);
 	c1 = a64_vcpu_counts(vcpu);
 	a64_touch(vcpu, DATA_GPA, DATA_GPA + SLOT_SIZE, 0, A64_TOUCH_WRITE);
 	c2 = a64_vcpu_counts(vcpu);
-	for (i = 0; i < NR_PAGES; i++) {
-		memcpy(&v, mem + i * PG, 4);
-		bad += v != (uint32_t)(DATA_GPA + i * PG);
-	}
+	bad = a64_pages_wrong(mem, DATA_GPA, NR_PAGES);
 	a64_info("unpopulated, %s: read pass %" PRIu64 " faults (sum %#x), write pass %" PRIu64 " faults",
 		 prefault ? "pre-faulted" : "control", c1.pf - c0.pf, sum,
 		 c2.pf - c1.pf);
@@ -187,7 +166,7 @@ static void dirty_logged(void)
 
 	vcpu = setup(&vm, "manual", 8, true, KVM_MEM_LOG_DIRTY_PAGES, &mem);
 	c0 = a64_vcpu_counts(vcpu);
-	r = pre_fault(vcpu, DATA_GPA, SLOT_SIZE, 0, NULL);
+	r = a64_pre_fault(vcpu, DATA_GPA, SLOT_SIZE, 0, NULL);
 	c1 = a64_vcpu_counts(vcpu);
 	sum = a64_touch(vcpu, DATA_GPA, DATA_GPA + SLOT_SIZE, 0, A64_TOUCH_READ);
 	c2 = a64_vcpu_counts(vcpu);
@@ -212,34 +191,34 @@ static void errors(void)
 	A64_EXPECT(a64_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY) == 1,
 		   "KVM_CAP_PRE_FAULT_MEMORY is 1 (%d)",
 		   a64_vm_check_ext(vm, KVM_CAP_PRE_FAULT_MEMORY));
-	r = pre_fault(vcpu, DATA_GPA, A64_PAGE, 1, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA, A64_PAGE, 1, &left);
 	A64_EXPECT(r == -EINVAL && left == A64_PAGE, "flags 1: EINVAL (%s), range kept",
 		   strerror(-r));
-	r = pre_fault(vcpu, DATA_GPA + 8, A64_PAGE, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA + 8, A64_PAGE, 0, &left);
 	A64_EXPECT(r == -EINVAL, "unaligned gpa: EINVAL (%s)", strerror(-r));
-	r = pre_fault(vcpu, DATA_GPA, 100, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA, 100, 0, &left);
 	A64_EXPECT(r == -EINVAL, "unaligned size: EINVAL (%s)", strerror(-r));
-	r = pre_fault(vcpu, DATA_GPA, 0, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA, 0, 0, &left);
 	A64_EXPECT(r == -EINVAL, "size 0: EINVAL (%s)", strerror(-r));
-	r = pre_fault(vcpu, -4096ULL, 8192, 0, &left);
+	r = a64_pre_fault(vcpu, -4096ULL, 8192, 0, &left);
 	A64_EXPECT(r == -EINVAL, "a range that wraps: EINVAL (%s)", strerror(-r));
-	r = pre_fault(vcpu, DATA_GPA + SLOT_SIZE, A64_PAGE, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA + SLOT_SIZE, A64_PAGE, 0, &left);
 	A64_EXPECT(r == -ENOENT && left == A64_PAGE,
 		   "a hole after the slot: ENOENT (%s), range kept", strerror(-r));
-	r = pre_fault(vcpu, 1ULL << 50, A64_PAGE, 0, &left);
+	r = a64_pre_fault(vcpu, 1ULL << 50, A64_PAGE, 0, &left);
 	A64_EXPECT(r == -ENOENT, "beyond the IPA space: ENOENT (%s)", strerror(-r));
 	/* Across the slot's end: done up to it, then the hole. */
-	r = pre_fault(vcpu, DATA_GPA + SLOT_SIZE - 2 * A64_PAGE, 4 * A64_PAGE, 0,
+	r = a64_pre_fault(vcpu, DATA_GPA + SLOT_SIZE - 2 * A64_PAGE, 4 * A64_PAGE, 0,
 		      &left);
 	A64_EXPECT(!r && left == 2 * A64_PAGE,
 		   "across the slot's end: 0, 2 pages left (%s, %" PRIu64 ")",
 		   strerror(-r), left / PG);
-	r = pre_fault(vcpu, DATA_GPA + SLOT_SIZE, left, 0, &left);
+	r = a64_pre_fault(vcpu, DATA_GPA + SLOT_SIZE, left, 0, &left);
 	A64_EXPECT(r == -ENOENT, "then the rest: ENOENT (%s)", strerror(-r));
 	/* A vCPU without KVM_ARM_VCPU_INIT: ENOEXEC, as KVM_RUN gives. */
 	raw.fd = ioctl(vm->fd, KVM_CREATE_VCPU, 1);
 	A64_ASSERT(raw.fd >= 0, "KVM_CREATE_VCPU 1: %s", strerror(errno));
-	r = pre_fault(&raw, DATA_GPA, A64_PAGE, 0, &left);
+	r = a64_pre_fault(&raw, DATA_GPA, A64_PAGE, 0, &left);
 	A64_EXPECT(r == -ENOEXEC && left == A64_PAGE,
 		   "a vCPU before KVM_ARM_VCPU_INIT: ENOEXEC (%s), range kept",
 		   strerror(-r));

@@ -317,6 +317,32 @@ struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu)
 	};
 }
 
+int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n)
+{
+	uint64_t i;
+	uint32_t v;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&v, mem + i * A64_PAGE, 4);
+		bad += v != (uint32_t)(gpa + i * A64_PAGE);
+	}
+	return bad;
+}
+
+int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
+		  uint64_t flags, uint64_t *left)
+{
+	struct kvm_pre_fault_memory r = {
+		.gpa = gpa, .size = size, .flags = flags,
+	};
+	int ret = ioctl(vcpu->fd, KVM_PRE_FAULT_MEMORY, &r);
+
+	if (left)
+		*left = r.size;
+	return ret ? -errno : 0;
+}
+
 uint64_t a64_now_ns(void)
 {
 	struct timespec ts;

@@ -152,6 +152,15 @@ struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu);
 
 uint64_t a64_now_ns(void);
 
+/*
+ * Pages of @mem (the host memory of guest [@gpa, @gpa + @n pages)) whose
+ * first word is not what A64_TOUCH_WRITE stores there.
+ */
+int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n);
+/* KVM_PRE_FAULT_MEMORY: 0 or -errno; *@left (if set) the size it leaves. */
+int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
+		  uint64_t flags, uint64_t *left);
+
 /* KVM_CAP_PREFETCH_POLICY on a fresh VM (lib/uffd.c). */
 int a64_prefetch_cap(void);
 
