@@ -17,13 +17,13 @@ static DEFINE_SPINLOCK(prefetch_lock);
 static LIST_HEAD(prefetch_policies);
 
 /*
- * The compiled-in default and the policy new VMs fall back to; registered
- * as long as kvm.ko is.  It never opens a window, so that kvm.ko loaded
- * with default parameters maps guest memory as the stock one does:
- * prefetch is opt-in, through a parameter (the kvm-prefetch package's
- * modprobe.d file sets one) or KVM_SET_PREFETCH_POLICY.
+ * KVM_PREFETCH_FALLBACK, none, is registered as long as kvm.ko is.  It
+ * never opens a window, so that kvm.ko loaded with default parameters
+ * maps guest memory as the stock one does: prefetch is opt-in, through a
+ * parameter (the kvm-prefetch package's modprobe.d file sets one) or
+ * KVM_SET_PREFETCH_POLICY.
  */
-#define PREFETCH_FALLBACK	"none"
+#define PREFETCH_FALLBACK	KVM_PREFETCH_FALLBACK
 
 /*
  * Defaults for new VMs.  The default policy is kept by name, not by

@@ -38,6 +38,34 @@ static u32 prefetch_default_window(const struct kvm_prefetch_ops *ops)
 	return ops->default_nr_pages ?: kvm_prefetch_default_nr_pages();
 }
 
+/*
+ * A policy's answers are input, as a user's are: a module's or a BPF
+ * program's init() may return any int and write any field of the state it
+ * is given, window() any window.  What the contract allows is used;
+ * anything else fails the call with -EINVAL (init()) or ejects the policy
+ * from the VM (window(), see prefetch_eject()), with a ratelimited message
+ * naming the policy, and is never dereferenced, freed or used as an index.
+ */
+static int prefetch_init_checked(struct kvm_prefetch_state *st)
+{
+	const struct kvm_prefetch_state want = *st;
+	int ret = st->ops->init(st);
+
+	/* init() may set up priv, nothing else. */
+	if (st->ops != want.ops || st->kvm != want.kvm ||
+	    st->nr_pages != want.nr_pages || st->gup != want.gup ||
+	    st->ejected != want.ejected) {
+		pr_warn_ratelimited("policy %s: init() changed the VM's parameters\n",
+				    want.ops->name);
+		return -EINVAL;
+	}
+	if (!ret || (ret < 0 && ret >= -MAX_ERRNO))
+		return ret;
+	pr_warn_ratelimited("policy %s: init() returned %d, not 0 or -errno\n",
+			    want.ops->name, ret);
+	return -EINVAL;
+}
+
 static struct kvm_prefetch_state *
 prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 		      u32 nr_pages, u32 gup)
@@ -54,7 +82,7 @@ prefetch_state_create(struct kvm *kvm, const struct kvm_prefetch_ops *ops,
 	st->nr_pages = prefetch_effective_nr_pages(nr_pages);
 	st->gup = gup;
 	if (ops->init) {
-		ret = ops->init(st);
+		ret = prefetch_init_checked(st);
 		if (ret) {
 			kfree(st);
 			return ERR_PTR(ret);
@@ -102,6 +130,20 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 
 	st = prefetch_state_create(kvm, ops, prefetch_default_window(ops),
 				   kvm_prefetch_default_gup());
+	if (IS_ERR(st) && !kvm_prefetch_never_opens(ops)) {
+		/*
+		 * A default that cannot set up a VM must not stop VMs from
+		 * being created: this one starts as stock KVM does.
+		 */
+		pr_warn_ratelimited("default policy %s failed (%ld), a new VM uses %s\n",
+				    ops->name, PTR_ERR(st), KVM_PREFETCH_FALLBACK);
+		kvm_prefetch_put_policy(ops);
+		ops = kvm_prefetch_get_policy(KVM_PREFETCH_FALLBACK);
+		if (IS_ERR(ops))
+			return PTR_ERR(ops);
+		st = prefetch_state_create(kvm, ops, prefetch_default_window(ops),
+					   kvm_prefetch_default_gup());
+	}
 	if (IS_ERR(st)) {
 		kvm_prefetch_put_policy(ops);
 		return PTR_ERR(st);
@@ -126,21 +168,58 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm)
 		prefetch_state_free(st);
 }
 
+/*
+ * The window @w that @st's policy answered for fault @f breaks the
+ * contract: it ends past the last gfn there is (start + nr_pages wraps).
+ * Anything else is clipped by the engine: a start outside the memslot, a
+ * window far from the fault, more pages than the VM's nr_pages.
+ */
+static bool prefetch_window_broken(const struct kvm_prefetch_window *w)
+{
+	return w->nr_pages && w->start + w->nr_pages - 1 < w->start;
+}
+
+/*
+ * Stop asking @st's policy, for this VM, until userspace selects a policy
+ * again: the VM maps as with none.  The state (and its reference on the
+ * policy) stays until then, so that nothing is freed under a reader; the
+ * flag is checked before every call.  Called under rcu_read_lock().
+ */
+static void prefetch_eject(struct kvm *kvm, struct kvm_prefetch_state *st,
+			   const struct kvm_prefetch_fault *f,
+			   const struct kvm_prefetch_window *w)
+{
+	struct kvm_vcpu *vcpu = kvm_get_vcpu(kvm, f->vcpu_idx);
+
+	if (xchg(&st->ejected, true))
+		return;
+	if (vcpu)
+		vcpu->stat.generic.prefetch_ejected++;
+	pr_warn_ratelimited("policy %s ejected from a VM: window [0x%llx, +%u) after a fault at 0x%llx wraps; the VM maps as with %s until its policy is set again\n",
+			    st->ops->name, (unsigned long long)w->start,
+			    w->nr_pages, (unsigned long long)f->gfn,
+			    KVM_PREFETCH_FALLBACK);
+}
+
 /**
  * kvm_prefetch_decide() - ask the VM's policy for a window
  * @kvm: the VM
  * @f: the fault that was just resolved
  * @w: the window, filled in if the function returns true
  *
+ * The policy finds @w set to { @f->gfn, 0 }: one that returns true
+ * without writing it asks for nothing.  A window that breaks the contract
+ * ejects the policy from the VM (prefetch_eject()).
+ *
  * Context: the vCPU's fault path; takes and releases rcu_read_lock()
  * unless kvm_prefetch_may_open() is false.
  * Return: true if the policy wants the window @w mapped.  @w->nr_pages is
- * at most the VM's nr_pages.
+ * then 1 to the VM's nr_pages, and @w does not wrap.
  */
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 			 struct kvm_prefetch_window *w)
 {
-	const struct kvm_prefetch_state *st;
+	struct kvm_prefetch_state *st;
 	bool ret = false;
 
 	/* A prefetch never triggers further prefetch. */
@@ -150,10 +229,18 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
 	/* The flag may be stale: check the state found. */
-	if (st && prefetch_state_may_open(st) && st->ops->window(st, f, w)) {
-		w->nr_pages = min(w->nr_pages, st->nr_pages);
-		ret = w->nr_pages > 0;
+	if (!st || !prefetch_state_may_open(st) || READ_ONCE(st->ejected))
+		goto out;
+	*w = (struct kvm_prefetch_window) { .start = f->gfn, .nr_pages = 0 };
+	if (!st->ops->window(st, f, w))
+		goto out;
+	if (prefetch_window_broken(w)) {
+		prefetch_eject(kvm, st, f, w);
+		goto out;
 	}
+	w->nr_pages = min(w->nr_pages, st->nr_pages);
+	ret = w->nr_pages > 0;
+out:
 	rcu_read_unlock();
 	return ret;
 }
@@ -224,7 +311,8 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	mutex_lock(&kvm->lock);
 	old = rcu_dereference_protected(kvm->prefetch,
 					lockdep_is_held(&kvm->lock));
-	if (old->ops == ops && old->nr_pages == nr_pages && old->gup == gup) {
+	if (old->ops == ops && old->nr_pages == nr_pages && old->gup == gup &&
+	    !READ_ONCE(old->ejected)) {
 		mutex_unlock(&kvm->lock);
 		kvm_prefetch_put_policy(ops);
 		return 0;
@@ -254,14 +342,21 @@ static int prefetch_vm_set(struct kvm *kvm, const struct kvm_prefetch_policy *p)
 	return 0;
 }
 
-static void prefetch_vm_get(struct kvm *kvm, struct kvm_prefetch_policy *p)
+/* The VM's configuration; *@ejected: the policy it ejected, or "". */
+static void prefetch_vm_get(struct kvm *kvm, struct kvm_prefetch_policy *p,
+			    char *ejected, size_t size)
 {
 	const struct kvm_prefetch_state *st;
 
 	memset(p, 0, sizeof(*p));
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
-	strscpy(p->name, st->ops->name, sizeof(p->name));
+	/* An ejected policy is not the VM's any more: none is. */
+	strscpy(p->name, READ_ONCE(st->ejected) ? KVM_PREFETCH_FALLBACK :
+			 st->ops->name, sizeof(p->name));
+	if (ejected)
+		strscpy(ejected, READ_ONCE(st->ejected) ? st->ops->name : "",
+			size);
 	p->nr_pages = st->nr_pages;
 	p->gup = st->gup;
 	rcu_read_unlock();
@@ -286,7 +381,7 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 			return -EFAULT;
 		return prefetch_vm_set(kvm, &p);
 	case KVM_GET_PREFETCH_POLICY:
-		prefetch_vm_get(kvm, &p);
+		prefetch_vm_get(kvm, &p, NULL, 0);
 		if (copy_to_user(argp, &p, sizeof(p)))
 			return -EFAULT;
 		return 0;
@@ -299,11 +394,13 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 
 static int prefetch_policy_show(struct seq_file *m, void *unused)
 {
+	char ejected[KVM_PREFETCH_POLICY_NAME_MAX];
 	struct kvm_prefetch_policy p;
 
-	prefetch_vm_get(m->private, &p);
-	seq_printf(m, "%s nr_pages=%u gup=%s\n", p.name, p.nr_pages,
-		   kvm_prefetch_gup_name(p.gup));
+	prefetch_vm_get(m->private, &p, ejected, sizeof(ejected));
+	seq_printf(m, "%s nr_pages=%u gup=%s%s%s\n", p.name, p.nr_pages,
+		   kvm_prefetch_gup_name(p.gup), ejected[0] ? " ejected=" : "",
+		   ejected);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(prefetch_policy);

@@ -15,6 +15,12 @@
 struct kvm_vcpu;
 struct kvm_memory_slot;
 
+/*
+ * The built-in policy that never opens a window: the compiled-in default,
+ * and what a VM falls back to when its policy fails it.
+ */
+#define KVM_PREFETCH_FALLBACK	"none"
+
 #ifdef CONFIG_KVM_GENERIC_PREFETCH
 
 /* Implemented by the architecture, which selects KVM_GENERIC_PREFETCH. */

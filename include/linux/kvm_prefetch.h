@@ -75,9 +75,12 @@ struct kvm_prefetch_window {
  * @kvm: the VM
  * @nr_pages: the VM's window, the cap for any window the policy returns
  * @gup: KVM_PREFETCH_GUP_NOFAULT or KVM_PREFETCH_GUP_FAST_ONLY
+ * @ejected: set by the core, once, when the policy answered out of
+ *	contract; the VM maps as with none until its policy is set again
  *
  * Replaced as a whole, never modified in place, when the VM's policy or
- * parameters change; readers hold rcu_read_lock().
+ * parameters change; readers hold rcu_read_lock().  A policy's init()
+ * may set @priv and nothing else.
  */
 struct kvm_prefetch_state {
 	const struct kvm_prefetch_ops *ops;
@@ -85,15 +88,23 @@ struct kvm_prefetch_state {
 	struct kvm *kvm;
 	u32 nr_pages;
 	u32 gup;
+	bool ejected;
 };
 
 /**
  * struct kvm_prefetch_ops - a prefetch policy
  * @window: (required) decide whether to prefetch after fault @f and fill
  *	in @w.  Return true to prefetch.  Called with rcu_read_lock() held
- *	from the vCPU's fault path: must not sleep or take mmu_lock.
+ *	from the vCPU's fault path: must not sleep or take mmu_lock.  @w
+ *	comes set to { @f->gfn, 0 }: true without writing it maps nothing.
+ *	Any window is clipped (see struct kvm_prefetch_window) but one whose
+ *	last page would lie past gfn 2^64 - 1: that answer ejects the
+ *	policy from the VM, which then maps as with none until userspace
+ *	sets its policy again.
  * @init: (optional) set up @st->priv for a VM that starts using the
- *	policy.  May sleep.  Return 0 or -errno.
+ *	policy.  May sleep.  Return 0 or -errno (-MAX_ERRNO to -1); any
+ *	other value, or a change to a field of @st but @priv, fails the
+ *	selection with -EINVAL.
  * @release: (optional) free @st->priv.  Called after a grace period, when
  *	no fault can still be in @window with this state.  May sleep.
  * @default_nr_pages: (optional) the VM's window when it comes from a

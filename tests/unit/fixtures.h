@@ -16,8 +16,10 @@
 struct test_rec {
 	/* answers */
 	bool window_ret;
+	bool window_nowrite;	/* return window_ret without writing @w */
 	struct kvm_prefetch_window window_out;
 	int init_ret;
+	bool init_scribble;	/* init() also changes st->nr_pages */
 	/* observations */
 	int window_calls;
 	struct kvm_prefetch_fault last_fault;
@@ -42,7 +44,7 @@ static bool test_window(const struct kvm_prefetch_state *st,
 		shim_violation(__FILE__, __LINE__, "window() outside rcu_read_lock()");
 	rec.window_calls++;
 	rec.last_fault = *f;
-	if (rec.window_ret)
+	if (rec.window_ret && !rec.window_nowrite)
 		*w = rec.window_out;
 	return rec.window_ret;
 }
@@ -53,6 +55,8 @@ static int test_init(struct kvm_prefetch_state *st)
 	rec.init_calls++;
 	if (!rec.init_ret)
 		st->priv = &rec;
+	if (rec.init_scribble)
+		st->nr_pages = 7;
 	return rec.init_ret;
 }
 

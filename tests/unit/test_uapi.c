@@ -69,18 +69,44 @@ TEST(vm_init_enomem)
 	ASSERT_EQ(shim_this_module.refcnt, 0);
 }
 
-TEST(vm_init_policy_init_fails)
+/*
+ * A default policy whose init() fails does not stop VMs from being
+ * created: the VM starts on none, and the policy keeps no reference.
+ */
+static const struct init_fail_case {
+	const char *name;
+	int ret;
+	bool scribble;
+} init_fail_cases[] = {
+	{ "errno", -ENOSPC, false },
+	{ "positive_1", 1, false },
+	{ "positive_4096", 4096, false },
+	{ "below_max_errno", -MAX_ERRNO - 1, false },
+	{ "minus_5000", -5000, false },
+	{ "int_min", INT_MIN, false },
+	{ "int_max", INT_MAX, false },
+	{ "zero_but_changes_nr_pages", 0, true },
+};
+
+TEST_TABLE(vm_init_policy_init_fails_starts_on_none, init_fail_cases)
 {
 	struct kvm kvm;
+	struct kvm_prefetch_policy p;
 
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
-	rec.init_ret = -ENOSPC;
+	rec.init_ret = row->ret;
+	rec.init_scribble = row->scribble;
 	memset(&kvm, 0, sizeof(kvm));
-	ASSERT_EQ(kvm_prefetch_vm_init(&kvm), -ENOSPC);
-	ASSERT_TRUE(kvm.prefetch == NULL);
+	ASSERT_EQ(kvm_prefetch_vm_init(&kvm), 0);
+	ASSERT_TRUE(kvm.prefetch != NULL);
+	ASSERT_EQ(kvm_prefetch_vm_ioctl(&kvm, KVM_GET_PREFETCH_POLICY, &p), 0);
+	ASSERT_STREQ(p.name, "none");
+	ASSERT_FALSE(kvm.prefetch_may_open);
 	ASSERT_EQ(test_mod.refcnt, 0);
+	ASSERT_EQ(rec.init_calls, 1);
 	ASSERT_EQ(rec.release_calls, 0);
+	kvm_prefetch_vm_destroy(&kvm);
 	ASSERT_EQ(shim.allocs, 0);
 }
 
@@ -282,6 +308,41 @@ TEST(set_enomem)
 	shim.kzalloc_fail = true;
 	ASSERT_EQ(vm_set(kvm, "test", 0, 0), -ENOMEM);
 	check_unchanged(kvm, s, __LINE__);
+}
+
+/*
+ * KVM_SET_PREFETCH_POLICY with a policy whose init() answers out of
+ * contract: -EINVAL, nothing changed, nothing kept; -errno passes through.
+ */
+TEST_TABLE(set_policy_init_out_of_contract, init_fail_cases)
+{
+	struct kvm *kvm = vm_create();
+	struct snapshot s;
+
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	s = snap(kvm);
+	rec.init_ret = row->ret;
+	rec.init_scribble = row->scribble;
+	ASSERT_EQ(vm_set(kvm, "test", 0, 0),
+		  row->ret == -ENOSPC ? -ENOSPC : -EINVAL);
+	check_unchanged(kvm, s, __LINE__);
+	ASSERT_EQ(test_mod.refcnt, 0);
+	ASSERT_EQ(rec.init_calls, 1);
+	ASSERT_EQ(rec.release_calls, 0);
+}
+
+/* The whole errno range is init()'s to return. */
+TEST(set_policy_init_max_errno_passes)
+{
+	struct kvm *kvm = vm_create();
+
+	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
+	rec.init_ret = -MAX_ERRNO;
+	ASSERT_EQ(vm_set(kvm, "test", 0, 0), -MAX_ERRNO);
+	rec.init_ret = -1;
+	ASSERT_EQ(vm_set(kvm, "test", 0, 0), -1);
+	rec.init_ret = 0;
+	ASSERT_EQ(vm_set(kvm, "test", 0, 0), 0);
 }
 
 TEST(set_policy_init_fails)

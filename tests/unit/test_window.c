@@ -272,6 +272,58 @@ TEST(decide_empty_window_is_no)
 	ASSERT_EQ(rec.window_calls, 2);
 }
 
+/* The window comes pre-filled: true without writing it maps nothing. */
+TEST(decide_true_without_writing_is_no)
+{
+	struct kvm *kvm = test_vm(16);
+	struct kvm_prefetch_window w = { 0xdead, 0xbeef };
+
+	rec.window_ret = true;
+	rec.window_nowrite = true;
+	ASSERT_FALSE(kvm_prefetch_decide(kvm, &fault, &w));
+	ASSERT_EQ(w.start, fault.gfn);
+	ASSERT_EQ(w.nr_pages, 0);
+	ASSERT_EQ(rec.window_calls, 1);
+}
+
+/* Windows that reach past gfn 2^64 - 1; and the last ones that do not. */
+static const struct wrap_case {
+	const char *name;
+	u64 start;
+	u32 nr;
+	bool ejects;
+} wrap_cases[] = {
+	{ "ends_at_2_64", ~0ULL - 7, 9, true },
+	{ "wraps_far", ~0ULL, 0xffffffff, true },
+	{ "start_max_two_pages", ~0ULL, 2, true },
+	{ "last_page_is_max", ~0ULL - 7, 8, false },
+	{ "start_max_one_page", ~0ULL, 1, false },
+	{ "huge_count_no_wrap", 0, 0xffffffff, false },
+};
+
+TEST_TABLE(decide_wrapping_window_ejects_policy, wrap_cases)
+{
+	struct kvm *kvm = test_vm(16);
+	struct kvm_prefetch_policy p;
+	struct kvm_prefetch_window w;
+
+	ASSERT_EQ(decide(kvm, row->start, row->nr, &w), !row->ejects);
+	ASSERT_EQ(kvm_prefetch_vm_ioctl(kvm, KVM_GET_PREFETCH_POLICY, &p), 0);
+	ASSERT_STREQ(p.name, row->ejects ? "none" : "test");
+	if (!row->ejects)
+		return;
+	/* Not asked again, whatever it would answer now. */
+	ASSERT_FALSE(decide(kvm, 0x2000, 8, &w));
+	ASSERT_EQ(rec.window_calls, 1);
+	ASSERT_EQ(p.nr_pages, 16);
+	/* Until userspace selects it again: the same policy, a new state. */
+	ASSERT_EQ(vm_set(kvm, "test", 16, 0), 0);
+	ASSERT_TRUE(decide(kvm, 0x2000, 8, &w));
+	ASSERT_EQ(rec.window_calls, 2);
+	ASSERT_EQ(kvm_prefetch_vm_ioctl(kvm, KVM_GET_PREFETCH_POLICY, &p), 0);
+	ASSERT_STREQ(p.name, "test");
+}
+
 TEST(decide_window_below_2_skips_policy)
 {
 	struct kvm_prefetch_window w;

@@ -107,7 +107,9 @@ struct kvm_vcpu_arch {
 
 /* include/linux/kvm_types.h */
 struct kvm_vcpu_stat_generic {
-	u64 prefetch_mmap_busy;	/* 0009 hook patch */
+	u64 prefetch_mmap_busy;	/* 0010 hook patch */
+	u64 prefetch_scanned;	/* 0011 hook patch */
+	u64 prefetch_ejected;
 };
 
 struct kvm_vcpu_stat {
@@ -125,6 +127,12 @@ struct kvm_vcpu {
 	struct kvm_vcpu_arch arch;
 	int loaded;	/* shim: vcpu_load() without vcpu_put() */
 };
+
+/* include/linux/kvm_host.h; the shim's VMs keep no vCPU array. */
+static inline struct kvm_vcpu *kvm_get_vcpu(struct kvm *kvm, int i)
+{
+	return NULL;
+}
 
 /* include/linux/kvm_host.h */
 static inline bool kvm_request_pending(struct kvm_vcpu *vcpu)

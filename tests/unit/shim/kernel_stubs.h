@@ -84,6 +84,11 @@ static inline void shim_printk(enum shim_log_level level, const char *fmt, ...)
 }
 
 /* pr_fmt() is the including kernel file's. */
+#ifndef xchg
+#define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+#endif
+#define pr_warn_ratelimited(fmt, ...) \
+	shim_printk(SHIM_LOG_WARN, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_err(fmt, ...)	shim_printk(SHIM_LOG_ERR, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_warn(fmt, ...)	shim_printk(SHIM_LOG_WARN, pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_notice(fmt, ...)	shim_printk(SHIM_LOG_NOTICE, pr_fmt(fmt), ##__VA_ARGS__)
