@@ -59,12 +59,17 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
 	return tdp_enabled && kvm_mmu_prefetch_tdp_mmu_vm(kvm);
 }
 
-/*
- * Level of the present leaf SPTE mapping @gfn, or 0 if there is none.  Then
- * *@free is the level of the first SPTE on @gfn's path that is not
- * present: a mapping of @gfn at that level or below replaces nothing.
+/**
+ * kvm_mmu_prefetch_mapped_level() - is @gfn mapped, and at what level?
+ * @vcpu: the vCPU whose root to walk, without mmu_lock
+ * @gfn: the guest frame
+ * @free: set to the level of the first SPTE on @gfn's path that is not
+ *	present, if @gfn is not mapped: a mapping of @gfn at that level or
+ *	below replaces nothing
+ *
+ * Return: the level of the present leaf SPTE mapping @gfn, or 0.
  */
-static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free)
+int kvm_mmu_prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free)
 {
 	u64 sptes[PT64_ROOT_MAX_LEVEL + 1];
 	int root_level, leaf;
@@ -92,14 +97,35 @@ enum prefetch_step {
 };
 
 /*
+ * The vCPU requests that end a window early, past the per-exit minimum:
+ * those that something outside the vCPU waits for.
+ *  - KVM_REQ_EVENT, KVM_REQ_NMI: an interrupt or NMI to inject;
+ *  - KVM_REQ_MMU_FREE_OBSOLETE_ROOTS: a memslot update or a zap made the
+ *    root obsolete; every AUTO fault on it only retries, and the update
+ *    waits in synchronize_srcu() for this exit;
+ *  - KVM_REQ_VM_DEAD: nothing is worth mapping any more.
+ * Not the others, and in particular not KVM_REQ_STEAL_UPDATE, which every
+ * vcpu_load() after a preemption raises: being preempted while mapping a
+ * window is a reason to yield (prefetch_exit_due() does), not to give up
+ * the rest of the window.
+ */
+static bool prefetch_request_pending(struct kvm_vcpu *vcpu)
+{
+	return kvm_test_request(KVM_REQ_EVENT, vcpu) ||
+	       kvm_test_request(KVM_REQ_NMI, vcpu) ||
+	       kvm_test_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS, vcpu) ||
+	       kvm_test_request(KVM_REQ_VM_DEAD, vcpu);
+}
+
+/*
  * Map @gfn of the window [@start, @end) with an AUTO fault unless a
  * lockless walk finds it mapped.  The fault maps at most at the level
  * whose block lies in the window and replaces nothing.  *@mapped counts
- * the 4 KiB pages it maps, *@sptes the leaf SPTEs it installs.
+ * the 4 KiB pages it maps.
  */
 static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 				       gfn_t start, gfn_t end, u8 *level,
-				       u64 *mapped, u32 *sptes)
+				       u64 *mapped)
 {
 	int r, free;
 
@@ -108,7 +134,7 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	if (kvm_mmu_prefetch_private(vcpu->kvm, gfn))
 		return PREFETCH_SKIPPED;
 
-	*level = prefetch_mapped_level(vcpu, gfn, &free);
+	*level = kvm_mmu_prefetch_mapped_level(vcpu, gfn, &free);
 	if (*level)
 		return PREFETCH_PRESENT;
 
@@ -116,10 +142,8 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	*level = min(free, kvm_mmu_prefetch_max_level(gfn, start, end));
 	r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
 				  NULL, level);
-	if (r == RET_PF_FIXED) {
+	if (r == RET_PF_FIXED)
 		*mapped += KVM_PAGES_PER_HPAGE(*level);
-		(*sptes)++;
-	}
 
 	/*
 	 * Leave the rest to later faults if the vCPU has something better
@@ -127,7 +151,7 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	 * update made obsolete, which is why AUTO faults keep retrying).
 	 */
 	if (r < 0 || signal_pending(current) ||
-	    (r == RET_PF_RETRY && kvm_request_pending(vcpu)))
+	    (r == RET_PF_RETRY && prefetch_request_pending(vcpu)))
 		return PREFETCH_STOP;
 	if (r == RET_PF_FIXED)
 		return PREFETCH_MAPPED;
@@ -138,36 +162,35 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 /*
  * The per-exit budget.  A window is mapped while the vCPU is out of the
  * guest and holds kvm->srcu: an interrupt to inject waits for it, and so
- * does a memslot update (synchronize_srcu()).  The engine therefore stops
- * between two batches or faults
+ * does a memslot update (synchronize_srcu()).  The budget is charged for
+ * every guest page the engine examines, whatever it finds: a leaf that is
+ * mapped already (at any level, one charge), a page it skips, a page the
+ * batch gets from the host, a page it maps; so that a window that is
+ * mapped but for a few holes costs no more than one that is all holes.
+ * The engine stops between two batches or faults
  *  - on a signal, at once;
- *  - once it has installed PREFETCH_EXIT_MIN_SPTES leaf SPTEs, when the
- *    vCPU has a request pending (an event to inject, a root a memslot
- *    update made obsolete) or the scheduler wants the CPU (before that,
- *    it yields the CPU if asked to, and goes on);
- *  - once it has installed PREFETCH_EXIT_MAX_SPTES, in any case.
- * The minimum is what one 2 MiB block of 4 KiB pages needs: a window of
- * up to 2 MiB (a restore's chunk) is mapped whole whatever the timing of
- * interrupts, and the delay it adds is that of 512 SPTEs.  The maximum
- * bounds the exit where nothing reports a waiter, e.g. a memslot being
- * created, to 16384 SPTEs (64 MiB of 4 KiB pages, a few milliseconds),
- * a sixteenth of the largest window.  The rest of a window is left to the
- * guest's next fault there, which opens the next window.  Leaf SPTEs are
- * counted, not pages: installing one SPTE costs about the same at any
- * level.
+ *  - once it has examined PREFETCH_EXIT_MIN pages, when the vCPU has a
+ *    request that something waits for (prefetch_request_pending());
+ *  - once it has examined PREFETCH_EXIT_MAX pages, in any case; the last
+ *    batch is cut to it.
+ * Before that it yields the CPU when the scheduler asks, and goes on.
+ * The minimum is one 2 MiB block of 4 KiB pages: a window of up to 2 MiB
+ * (a restore's chunk) is mapped whole whatever the timing of interrupts.
+ * The maximum bounds the exit where nothing reports a waiter, e.g. a
+ * memslot being created, to 16384 pages examined (each at most one GUP,
+ * one walk and one SPTE), a sixteenth of the largest window.  The rest of
+ * a window is left to the guest's next fault there, which opens the next
+ * window.
  */
-#define PREFETCH_EXIT_MIN_SPTES	512
-#define PREFETCH_EXIT_MAX_SPTES	16384
+#define PREFETCH_EXIT_MIN	512
+#define PREFETCH_EXIT_MAX	16384
 
-static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u32 sptes)
+static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u32 scanned)
 {
-	if (signal_pending(current) || sptes >= PREFETCH_EXIT_MAX_SPTES)
+	if (signal_pending(current) || scanned >= PREFETCH_EXIT_MAX)
 		return true;
-	if (sptes < PREFETCH_EXIT_MIN_SPTES) {
-		cond_resched();
-		return false;
-	}
-	return kvm_request_pending(vcpu) || need_resched();
+	cond_resched();
+	return scanned >= PREFETCH_EXIT_MIN && prefetch_request_pending(vcpu);
 }
 
 /* The 4 KiB pages to step over after prefetch_gfn() reported @level. */
@@ -192,32 +215,32 @@ static u64 prefetch_step_pages(u8 level)
  * it can, one batch at a time; the backward one, rare in a restore, is
  * always by faults.  Between two batches or faults the walk stops when
  * the per-exit budget says so (prefetch_exit_due()).  Return the number
- * of 4 KiB pages newly mapped.
+ * of 4 KiB pages newly mapped; *@scanned is the budget used.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
-			  gfn_t fault_start, u64 step)
+			  gfn_t fault_start, u64 step, u32 *scanned)
 {
 	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
 	u64 mapped = 0, pages;
-	u32 sptes = 0;
 	gfn_t gfn, next;
 	u8 level;
 
 	for (gfn = max(fault_start + step, start); gfn < end;) {
-		if (prefetch_exit_due(vcpu, sptes))
+		if (prefetch_exit_due(vcpu, *scanned))
 			return mapped;
 		/* A batch if it can; else a fault does the next gfn. */
 		if (batch) {
 			next = kvm_mmu_prefetch_batch(vcpu, start, gfn, end,
-						      &mapped, &sptes);
+						      PREFETCH_EXIT_MAX - *scanned,
+						      &mapped, scanned);
 			if (next != gfn) {
 				gfn = next;
 				continue;
 			}
 		}
-		res = prefetch_gfn(vcpu, gfn, start, end, &level, &mapped,
-				   &sptes);
+		res = prefetch_gfn(vcpu, gfn, start, end, &level, &mapped);
+		(*scanned)++;
 		if (res == PREFETCH_ABSENT || res == PREFETCH_STOP)
 			break;
 		pages = prefetch_step_pages(level);
@@ -227,10 +250,10 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 		return mapped;
 
 	for (gfn = min(fault_start, end); gfn > start;) {
-		if (prefetch_exit_due(vcpu, sptes))
+		if (prefetch_exit_due(vcpu, *scanned))
 			break;
-		res = prefetch_gfn(vcpu, gfn - 1, start, end, &level, &mapped,
-				   &sptes);
+		res = prefetch_gfn(vcpu, gfn - 1, start, end, &level, &mapped);
+		(*scanned)++;
 		if (res != PREFETCH_MAPPED && res != PREFETCH_SKIPPED)
 			break;
 		gfn = ALIGN_DOWN(gfn - 1, prefetch_step_pages(level));
@@ -254,6 +277,7 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
 	u64 start, end, step;
+	u32 scanned = 0;
 
 	/* Only plain, direct TDP faults of not-present pages. */
 	if (fault->present || fault->rsvd || !fault->is_tdp ||
@@ -280,8 +304,9 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 	kvm_mmu_prefetch_window(vcpu, true);
 	vcpu->stat.prefetch_mapped += prefetch_range(vcpu, start, end,
 						     ALIGN_DOWN(fault->gfn, step),
-						     step);
+						     step, &scanned);
 	kvm_mmu_prefetch_window(vcpu, false);
+	vcpu->stat.generic.prefetch_scanned += scanned;
 }
 
 /**

@@ -60,7 +60,7 @@ struct kvm_prefetch_batch {
 	bool writable;		/* the host and the memslot allow writes */
 	gfn_t next;		/* what is done ends here */
 	u64 mapped;		/* 4 KiB pages newly mapped */
-	u32 sptes;		/* leaf SPTEs installed */
+	u32 leaves;		/* leaves the walk found mapped or mapped */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
@@ -152,7 +152,6 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
-	b->sptes++;
 	return true;
 }
 
@@ -185,6 +184,7 @@ static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 			if (is_last_spte(iter.old_spte, iter.level)) {
 				skip = iter.gfn + pages;
 				b->next = skip;
+				b->leaves++;
 			}
 			continue;
 		}
@@ -194,14 +194,19 @@ static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 			break;	/* a missing table: the fault path makes it */
 		if (!prefetch_batch_install(b, &iter, gfn))
 			break;
+		b->leaves++;
 		skip = iter.gfn + pages;
 		b->next = skip;
 	}
 	rcu_read_unlock();
 }
 
-/* One batch of at most PREFETCH_BATCH_PAGES from @gfn, below @end. */
-static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
+/*
+ * One batch of at most @max (and PREFETCH_BATCH_PAGES) pages from @gfn,
+ * below @end.
+ */
+static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end,
+			       u32 max)
 {
 	struct kvm *kvm = b->vcpu->kvm;
 	struct kvm_mmu_page *root;
@@ -222,8 +227,9 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
 	smp_rmb();
 
 	b->nr = kvm_prefetch_gfn_run_to_pages(b->slot, b->gfn,
-					      min_t(u64, end - b->gfn,
-						    PREFETCH_BATCH_PAGES),
+					      min_t(u64, min_t(u64, end - b->gfn,
+							       PREFETCH_BATCH_PAGES),
+						    max),
 					      kvm_prefetch_vm_gup(kvm),
 					      b->pages, &b->writable);
 	if (!b->nr)
@@ -239,16 +245,50 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
 		put_page(b->pages[i]);
 }
 
+/* Leaves one call steps over before it gets pages from the host. */
+#define PREFETCH_BATCH_SKIP	64
+
+/*
+ * Step over what is mapped from @gfn, below @end and within @max pages
+ * examined, with lockless walks: no page is got from the host for a gfn
+ * that is mapped already.  *@scanned counts the leaves stepped over.
+ * Return the first gfn not known to be mapped.
+ */
+static gfn_t prefetch_batch_skip_mapped(struct kvm_vcpu *vcpu, gfn_t gfn,
+					gfn_t end, u32 max, u32 *scanned)
+{
+	int level, free;
+	u32 n = 0;
+	u64 pages;
+
+	while (gfn < end && n < min_t(u32, max, PREFETCH_BATCH_SKIP)) {
+		level = kvm_mmu_prefetch_mapped_level(vcpu, gfn, &free);
+		if (!level)
+			break;
+		n++;
+		pages = KVM_PAGES_PER_HPAGE(level);
+		gfn = ALIGN_DOWN(gfn, pages) + pages;
+	}
+	*scanned += n;
+	return gfn;
+}
+
 /**
  * kvm_mmu_prefetch_batch() - map a run of a window with the batched engine
  * @vcpu: the vCPU whose fault opened the window, with kvm->srcu held
  * @start: the start of the window, clipped to the memslot
  * @gfn: where the per-page engine's forward scan is, in the window
  * @end: the end of the window, clipped to the memslot
+ * @max: the most pages the batch may examine (the rest of the per-exit
+ *	budget, at least 1)
  * @mapped: incremented by the number of 4 KiB pages newly mapped
- * @sptes: incremented by the number of leaf SPTEs installed
+ * @scanned: incremented by what the batch examined: the leaves it stepped
+ *	over before it got pages, and then the leaves it found mapped or
+ *	mapped (at least one if it got pages); a huge leaf counts once,
+ *	as its one SPTE and the at most PREFETCH_BATCH_PAGES pages got for it
  *
- * Map what is missing of one batch (at most PREFETCH_BATCH_PAGES) from
+ * Step over what is mapped from @gfn on; if that is nothing, map what is
+ * missing of one batch (at most PREFETCH_BATCH_PAGES and @max pages) from
  * @gfn on, as the per-page engine would, up to the first gfn it cannot
  * handle.  Nothing outside [@start, @end) is mapped.  The caller checks
  * its per-exit budget between two calls.
@@ -257,12 +297,15 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end)
  * at or past @end if the window is done.
  */
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
-			   u64 end, u64 *mapped, u32 *sptes)
+			   u64 end, u32 max, u64 *mapped, u32 *scanned)
 {
 	struct kvm_prefetch_batch *b = vcpu->arch.prefetch_batch;
 
 	if (!prefetch_batch_vm_ok(vcpu))
 		return gfn;
+	b->next = prefetch_batch_skip_mapped(vcpu, gfn, end, max, scanned);
+	if (b->next != gfn)
+		return b->next;
 	/* Each batch resets what it reads; the page array it overwrites. */
 	b->vcpu = vcpu;
 	b->start = start;
@@ -271,11 +314,11 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	b->next = gfn;
 	b->nr = 0;
 	b->mapped = 0;
-	b->sptes = 0;
+	b->leaves = 0;
 	b->spte_4k = 0;
-	prefetch_batch_run(b, end);
+	prefetch_batch_run(b, end, max);
 	*mapped += b->mapped;
-	*sptes += b->sptes;
+	*scanned += b->nr ? max_t(u32, b->leaves, 1) : 0;
 	return b->next;
 }
 

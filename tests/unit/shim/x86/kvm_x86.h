@@ -332,8 +332,20 @@ static inline gfn_t kvm_mmu_max_gfn(void)
 	return x86_sim.max_gfn;
 }
 
-/* arch/x86/include/asm/kvm_host.h, include/linux/kvm_host.h */
+/*
+ * arch/x86/include/asm/kvm_host.h, include/linux/kvm_host.h: the shim's
+ * own bit numbers.  The fault simulation's request_at raises bit 0.
+ */
+#define KVM_REQ_EVENT			0
 #define KVM_REQ_MMU_FREE_OBSOLETE_ROOTS	1
+#define KVM_REQ_NMI			2
+#define KVM_REQ_VM_DEAD			3
+#define KVM_REQ_STEAL_UPDATE		4
+
+static inline bool kvm_test_request(int req, struct kvm_vcpu *vcpu)
+{
+	return vcpu->requests & BIT_ULL(req);
+}
 
 static inline bool kvm_check_request(int req, struct kvm_vcpu *vcpu)
 {

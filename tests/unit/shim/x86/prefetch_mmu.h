@@ -34,15 +34,19 @@ static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
  * in the window [@start, @end) and holds nothing mapped; it stops where
  * the host does not have a page, leaving the rest to the per-page engine,
  * whose window walk these tests check.  Like the real one it does one
- * batch of at most 64 gfns per call.
+ * batch of at most 64 gfns (and @max) per call, and charges the leaves
+ * it found mapped or mapped.
  */
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
-			   u64 end, u64 *mapped, u32 *sptes)
+			   u64 end, u32 max, u64 *mapped, u32 *scanned)
 {
 	u64 until = min_t(u64, end, x86_sim.batch_until), pages;
+	u32 leaves = 0;
 	int level;
 
-	until = min_t(u64, until, gfn + 64);
+	if (!max)
+		shim_violation(__FILE__, __LINE__, "batch with no budget left");
+	until = min_t(u64, until, gfn + min_t(u32, 64, max));
 
 	x86_sim.batch_calls++;
 	if (gfn < start || gfn >= end)
@@ -64,12 +68,13 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			pages = KVM_PAGES_PER_HPAGE(level);
 			x86_sim_map(gfn, level);
 			*mapped += pages;
-			(*sptes)++;
 			x86_sim.batch_mapped += pages;
 		}
 		gfn = ALIGN_DOWN(gfn, KVM_PAGES_PER_HPAGE(level)) +
 		      KVM_PAGES_PER_HPAGE(level);
+		leaves++;
 	}
+	*scanned += leaves;
 	return gfn;
 }
 
