@@ -48,7 +48,7 @@ static u32 prefetch_default_window(const struct kvm_prefetch_ops *ops)
  */
 static int prefetch_init_checked(struct kvm_prefetch_state *st)
 {
-	const struct kvm_prefetch_state want = *st;
+	struct kvm_prefetch_state want = *st;
 	int ret = st->ops->init(st);
 
 	/* init() may set up priv, nothing else. */
@@ -57,6 +57,12 @@ static int prefetch_init_checked(struct kvm_prefetch_state *st)
 	    st->ejected != want.ejected) {
 		pr_warn_ratelimited("policy %s: init() changed the VM's parameters\n",
 				    want.ops->name);
+		/* What it set up is released as for any state it made. */
+		if (!ret && want.ops->release) {
+			want.priv = st->priv;
+			*st = want;
+			want.ops->release(st);
+		}
 		return -EINVAL;
 	}
 	if (!ret || (ret < 0 && ret >= -MAX_ERRNO))

@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prefetch_fuzz - a policy is input: whatever a policy answers, the engine
+ * maps exactly what the contract says, on the host's pages, and KVM, the
+ * VM and the host keep running.
+ *
+ * The policy is tests/vm/policy/kvm-prefetch-fuzzpol.ko, whose every
+ * answer (init()'s return value, window()'s return value and window, one
+ * per call, changing from call to call) this program draws from a seeded
+ * generator: windows around the fault, far from it, below gfn 0 of the
+ * memslot or past its end, of 0, 1, 2^31 or 2^32 - 1 pages, ending past
+ * gfn 2^64 - 1 or exactly at 2^64, over memory mapped already; true
+ * without writing the window; init() returning 0, -errno, a positive
+ * value, -MAX_ERRNO - 1, INT_MIN, INT_MAX, or changing the VM's
+ * nr_pages.  Each case re-creates a memslot of 4 KiB host pages
+ * (writable, read-only or dirty-logged) or of THPs, lets the guest touch
+ * a few random pages, and reads every SPTE KVM wrote from the
+ * kvm_tdp_mmu_spte_changed trace event.  For 4 KiB slots the mapped pages
+ * must be exactly those of a reference model of the engine's contract
+ * (the faulting pages; per window answered, the window clipped to the
+ * VM's nr_pages and the memslot, walked forward from the fault and
+ * backward to the first mapped page; nothing for a dirty-logged slot; a
+ * policy ejected for good after a window past gfn 2^64 - 1), each on the
+ * pfn the host's page table has (/proc/self/pagemap) and read-only in a
+ * read-only slot; the policy's call count and the prefetch_ejected stat
+ * must be the model's.  For THP slots every mapped page must lie in a
+ * faulting 2 MiB block or a clipped window, on the host's pfn.  Two
+ * memslots the guest never touches lie right below the case's memslot
+ * and right above the largest one: no window may map a page of them.
+ * The policy also reports each window() call whose window did not come
+ * pre-filled as { fault gfn, 0 }.
+ * KVM_SET_PREFETCH_POLICY must return what the contract says for each
+ * init() answer (0, that -errno, or -EINVAL), and a default policy whose
+ * init() fails must leave a new VM on none.  The VM is destroyed and the
+ * policy module unloaded at the end.
+ *
+ * kp.fuzz.seed=N and kp.fuzz.cases=N on the kernel command line replace
+ * the defaults; a failing case prints the seed, its number and itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvmtest.h"
+#include "kt_sys.h"
+
+#define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
+#define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
+#define DEFAULT_PATH	"/sys/module/kvm/parameters/prefetch_policy"
+#define THP_PATH	"/sys/kernel/mm/transparent_hugepage/enabled"
+#define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
+#define SLOT		1
+#define GPA		0x40000000ULL		/* 1 GiB, 2 MiB aligned */
+#define GFN0		(GPA >> 12)
+#define MAXP		1024			/* two 2 MiB blocks */
+#define NEIGH_PAGES	64		/* memslots right below and above */
+#define SLOT_BELOW	2
+#define SLOT_ABOVE	3
+#define BLOCK_PAGES	512
+#define MAX_ACC		4
+#define MAX_ANS		8
+#define MAX_WINDOW	262144ULL		/* KVM_PREFETCH_MAX_PAGES */
+#define MAX_ERRNO	4095
+#define DEFAULT_SEED	20261206ULL
+#define DEFAULT_CASES	10000
+
+#define SPTE_PRESENT	(1ULL << 11)
+#define SPTE_LARGE	(1ULL << 7)
+#define SPTE_WRITABLE	(1ULL << 1)
+#define SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
+
+enum kind { K_4K, K_RO, K_DIRTY, K_THP, NR_KINDS };
+static const char *const kind_names[] = { "4k", "read-only", "dirty-log", "thp" };
+
+struct fcase {
+	bool fault_engine;		/* kvm.prefetch_engine=fault */
+	enum kind kind;
+	uint32_t np;			/* memslot pages */
+	int nacc;
+	uint32_t acc[MAX_ACC];
+	bool write[MAX_ACC];
+	int nans;
+	int ret[MAX_ANS];
+	uint64_t start[MAX_ANS];
+	uint32_t pages[MAX_ANS];
+};
+
+/* What the contract says the case leaves. */
+struct model {
+	uint8_t mapped[MAXP];
+	uint8_t allowed[MAXP];		/* THP: may be mapped */
+	int calls;
+	bool ejected;
+};
+
+static uint64_t rng;
+static unsigned long verbose;	/* kp.fuzz.verbose=1: each case, each access */
+
+static uint64_t rnd64(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+static uint32_t rnd(uint32_t n)
+{
+	return (uint32_t)(rnd64() % n);
+}
+
+/* ---- the generator ------------------------------------------------ */
+
+static uint32_t gen_pages(void)
+{
+	static const uint32_t odd[] = { 0, 1, 2, 3, 511, 512, 513, 4096,
+					1u << 31, 0xffffffffu };
+
+	return rnd(3) ? 1 + rnd(1100) : odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+}
+
+/* An answer for a fault at page @p of a memslot of @np pages. */
+static void gen_answer(struct fcase *c, int i, uint32_t p)
+{
+	uint64_t f = GFN0 + p;
+
+	c->ret[i] = rnd(8) == 0 ? 0 : rnd(8) == 0 ? 2 : 1;
+	c->pages[i] = gen_pages();
+	switch (rnd(9)) {
+	case 0:	/* around the fault */
+	case 1:
+	case 2:
+		c->start[i] = f - rnd(c->pages[i] < 1100 ? c->pages[i] + 1 : 64);
+		break;
+	case 3:	/* near it, either side */
+		c->start[i] = f + rnd(200) - 100;
+		break;
+	case 4:	/* below the memslot */
+		c->start[i] = GFN0 - 1 - rnd(2000);
+		break;
+	case 5:	/* past its end */
+		c->start[i] = GFN0 + c->np + rnd(100);
+		break;
+	case 6:	/* anywhere */
+		c->start[i] = rnd64();
+		break;
+	case 7:	/* ending past gfn 2^64 - 1, or exactly at 2^64 */
+		c->start[i] = 0 - (uint64_t)rnd(c->pages[i] ? c->pages[i] : 1);
+		break;
+	default:	/* from gfn 0 */
+		c->start[i] = rnd(4) ? 0 : GFN0 - rnd(8);
+		break;
+	}
+}
+
+/* ---- the model ------------------------------------------------------ */
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * One window answered for the fault at page @p: clip as the engine does
+ * (u64 arithmetic, which wraps as the kernel's does) and walk.
+ */
+static void model_window(const struct fcase *c, struct model *m, uint32_t p,
+			 uint64_t start, uint32_t pages, uint32_t vm_nr)
+{
+	uint64_t nr = min_u64(min_u64(pages, vm_nr), MAX_WINDOW), s, e, g;
+	uint64_t fb, fe;
+
+	if (!nr)
+		return;
+	s = max_u64(start, GFN0);
+	e = min_u64(start + nr, GFN0 + c->np);
+	if (s >= e)
+		return;
+	s -= GFN0;
+	e -= GFN0;
+	if (c->kind == K_THP) {
+		for (g = s; g < e; g++)
+			m->allowed[g] = 1;
+		return;
+	}
+	fb = p;
+	fe = p + 1;
+	for (g = max_u64(fe, s); g < e; g++)
+		m->mapped[g] = 1;
+	for (g = min_u64(fb, e); g > s; g--) {
+		if (m->mapped[g - 1])
+			break;
+		m->mapped[g - 1] = 1;
+	}
+}
+
+/*
+ * THP: which faults happen depends on the levels KVM chose, so the model
+ * only bounds what may be mapped: the faulting 2 MiB blocks and every
+ * window answered, clipped.
+ */
+static void model_thp(const struct fcase *c, struct model *m, uint32_t vm_nr)
+{
+	uint32_t b, i;
+	int j, k;
+
+	for (j = 0; j < c->nacc; j++) {
+		b = c->acc[j] / BLOCK_PAGES * BLOCK_PAGES;
+		for (i = b; i < b + BLOCK_PAGES && i < c->np; i++)
+			m->allowed[i] = 1;
+	}
+	for (k = 0; k < c->nans; k++)
+		if (c->ret[k] == 1)
+			model_window(c, m, c->acc[0], c->start[k], c->pages[k],
+				     vm_nr);
+}
+
+static void model_run(const struct fcase *c, struct model *m, uint32_t vm_nr,
+		      bool ejected)
+{
+	uint64_t start;
+	uint32_t p;
+	int j, k;
+
+	memset(m, 0, sizeof(*m));
+	m->ejected = ejected;
+	if (c->kind == K_THP) {
+		model_thp(c, m, vm_nr);
+		return;
+	}
+	for (j = 0; j < c->nacc; j++) {
+		p = c->acc[j];
+		if (m->mapped[p])
+			continue;
+		m->mapped[p] = 1;
+		if (c->kind == K_DIRTY || m->ejected)
+			continue;
+		k = m->calls++ % c->nans;
+		if (c->ret[k] != 1)
+			continue;
+		start = c->start[k];
+		if (c->pages[k] && start + c->pages[k] - 1 < start) {
+			m->ejected = true;
+			continue;
+		}
+		model_window(c, m, p, start, c->pages[k], vm_nr);
+	}
+}
+
+/* ---- what KVM did --------------------------------------------------- */
+
+struct leaves {
+	uint64_t spte[MAXP];
+	uint8_t level[MAXP];
+	long lost;
+	long neighbours;	/* leaves installed in the memslots around */
+};
+
+static void trace_line(struct leaves *l, const char *line)
+{
+	unsigned long long gfn, old, new;
+	uint64_t i, n, base;
+	const char *p;
+	int as, level;
+
+	if (strstr(line, "LOST"))
+		l->lost++;
+	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
+	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
+			 &as, &gfn, &level, &old, &new) != 5)
+		return;
+	if (as || level < 1 || level > 2)
+		return;
+	if ((new & SPTE_PRESENT) &&
+	    ((gfn >= GFN0 - NEIGH_PAGES && gfn < GFN0) ||
+	     (gfn >= GFN0 + MAXP && gfn < GFN0 + MAXP + NEIGH_PAGES)))
+		l->neighbours++;
+	n = level == 1 ? 1 : BLOCK_PAGES;
+	if (gfn + n <= GFN0 || gfn >= GFN0 + MAXP)
+		return;
+	base = (gfn - GFN0) & ~(n - 1);
+	for (i = base; i < base + n && i < MAXP; i++) {
+		if ((new & SPTE_PRESENT) && (level == 1 || (new & SPTE_LARGE))) {
+			l->spte[i] = new;
+			l->level[i] = level;
+		} else if (l->level[i] == level) {
+			l->spte[i] = 0;
+			l->level[i] = 0;
+		}
+	}
+}
+
+/*
+ * The event stays on for the whole run and is read from trace_pipe, which
+ * consumes what it returns: emptying the buffer ("trace" with O_TRUNC)
+ * for every case would wait for an RCU grace period each time.
+ */
+static int pipe_fd = -1;
+static char tracing_on[256];
+
+/* Record (@on) or not: what the memslot update zaps is not the case's. */
+static void trace_record(bool on)
+{
+	KT_ASSERT(!ktsys_write(tracing_on, on ? "1" : "0"), "tracing_on");
+}
+
+static void trace_open(void)
+{
+	char path[256];
+	int e = ktsys_trace_begin(EVENT);
+
+	KT_ASSERT(!e, "trace event %s: %d", EVENT, e);
+	snprintf(tracing_on, sizeof(tracing_on), "%s/tracing_on",
+		 ktsys_tracefs());
+	snprintf(path, sizeof(path), "%s/trace_pipe", ktsys_tracefs());
+	pipe_fd = open(path, O_RDONLY | O_NONBLOCK);
+	KT_ASSERT(pipe_fd >= 0, "%s: %s", path, strerror(errno));
+}
+
+static void trace_close(void)
+{
+	char path[256];
+
+	close(pipe_fd);
+	snprintf(path, sizeof(path), "%s/events/%s/enable", ktsys_tracefs(),
+		 EVENT);
+	ktsys_write(path, "0");
+}
+
+/* Every record the pipe holds now, applied to @l (NULL: dropped). */
+static void read_trace(struct leaves *l)
+{
+	static char buf[65536];
+	size_t have = 0;
+	char *nl, *line;
+	ssize_t n;
+
+	if (l)
+		memset(l, 0, sizeof(*l));
+	for (;;) {
+		n = read(pipe_fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += n;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = '\0';
+			if (l)
+				trace_line(l, line);
+		}
+		have = buf + have - line;
+		memmove(buf, line, have);
+		KT_ASSERT(have < sizeof(buf) - 1, "trace line too long");
+	}
+	KT_ASSERT(n == 0 || errno == EAGAIN, "trace_pipe: %s", strerror(errno));
+	if (l && have) {
+		buf[have] = '\0';
+		trace_line(l, buf);
+	}
+}
+
+static void pagemap(const char *mem, uint32_t np, uint64_t *out)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t n;
+
+	KT_ASSERT(fd >= 0, "pagemap: %s", strerror(errno));
+	n = pread(fd, out, np * sizeof(*out),
+		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
+	close(fd);
+	KT_ASSERT(n == (ssize_t)(np * sizeof(*out)), "pagemap read: %zd", n);
+}
+
+/* ---- running a case -------------------------------------------------- */
+
+struct rig {
+	struct kt_vm *vm;
+	struct kt_vcpu *vcpu;
+	char *mem4k, *memthp;
+	uint32_t vm_nr;
+	bool ejected;		/* the VM's state is ejected */
+	bool thp;
+	uint64_t ejections;	/* prefetch_ejected, as the model counts */
+	long bad_prefill;	/* the policy's count, last read */
+};
+
+static struct {
+	long cases, mapped, windows, ejections, init_cases, thp_cases;
+	uint64_t ns_slot, ns_guest, ns_trace;	/* where the time goes */
+} tot;
+
+static void fuzz_param(const char *name, const char *val)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), FUZZ_PARAM "%s", name);
+	r = ktsys_write(path, val);
+	KT_ASSERT(!r, "%s=%s: %s", path, val, strerror(-r));
+}
+
+static void set_answers(const struct fcase *c)
+{
+	char ret[128], start[512], pages[256];
+	int i, a = 0, b = 0, d = 0;
+
+	for (i = 0; i < c->nans; i++) {
+		a += snprintf(ret + a, sizeof(ret) - a, "%s%d", i ? "," : "",
+			      c->ret[i]);
+		b += snprintf(start + b, sizeof(start) - b, "%s%llu",
+			      i ? "," : "", (unsigned long long)c->start[i]);
+		d += snprintf(pages + d, sizeof(pages) - d, "%s%u", i ? "," : "",
+			      c->pages[i]);
+	}
+	fuzz_param("ret", ret);
+	fuzz_param("start", start);
+	fuzz_param("pages", pages);
+	fuzz_param("calls", "0");
+}
+
+static void set_fuzzpol(struct rig *r, uint32_t vm_nr)
+{
+	int e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
+
+	KT_ASSERT(!e, "SET fuzzpol %u: %s", vm_nr, strerror(-e));
+	r->vm_nr = vm_nr;
+	r->ejected = false;
+}
+
+static void describe(const struct fcase *c, uint32_t vm_nr, char *buf,
+		     size_t len)
+{
+	int n, i;
+
+	n = snprintf(buf, len, "%s engine, %s slot of %u pages, VM nr_pages %u, accesses",
+		     c->fault_engine ? "fault" : "batch", kind_names[c->kind],
+		     c->np, vm_nr);
+	for (i = 0; i < c->nacc; i++)
+		n += snprintf(buf + n, len - n, " %s%u", c->write[i] ? "w" : "r",
+			      c->acc[i]);
+	n += snprintf(buf + n, len - n, ", answers");
+	for (i = 0; i < c->nans; i++)
+		n += snprintf(buf + n, len - n, " %d:[%#llx +%u)", c->ret[i],
+			      (unsigned long long)c->start[i], c->pages[i]);
+}
+
+static void make_case(struct fcase *c, bool thp)
+{
+	int i;
+
+	c->fault_engine = rnd(4) == 0;
+	c->kind = rnd(thp ? NR_KINDS : NR_KINDS - 1);
+	c->np = c->kind == K_THP || rnd(3) == 0 ? MAXP :
+		rnd(2) ? 512 : 1 + rnd(MAXP);
+	c->nacc = 1 + rnd(MAX_ACC);
+	for (i = 0; i < c->nacc; i++) {
+		c->acc[i] = rnd(c->np);
+		c->write[i] = (c->kind == K_4K || c->kind == K_THP) && rnd(2);
+	}
+	c->nans = 1 + rnd(MAX_ANS);
+	for (i = 0; i < c->nans; i++)
+		gen_answer(c, i, c->acc[i % c->nacc]);
+}
+
+/* Compare KVM's leaves with the model; the number of differences. */
+static long check(const struct fcase *c, const struct model *m,
+		  const struct leaves *l, const uint64_t *pm, char *what,
+		  size_t len)
+{
+	long bad = 0;
+	uint32_t i;
+
+	what[0] = '\0';
+	for (i = 0; i < MAXP; i++) {
+		bool want = c->kind == K_THP ? m->mapped[i] || m->allowed[i] :
+			    m->mapped[i];
+		uint64_t pfn;
+
+		if (!l->level[i]) {
+			if (c->kind != K_THP && want && !bad++)
+				snprintf(what, len, "page %u not mapped", i);
+			continue;
+		}
+		if (i >= c->np || !want) {
+			if (!bad++)
+				snprintf(what, len, "page %u mapped, outside the contract", i);
+			continue;
+		}
+		pfn = SPTE_PFN(l->spte[i]);
+		if (l->level[i] == 2)
+			pfn += i % BLOCK_PAGES;
+		if (!(pm[i] & (1ULL << 63)) ||
+		    pfn != (pm[i] & ((1ULL << 55) - 1))) {
+			if (!bad++)
+				snprintf(what, len, "page %u on pfn %#llx, the host's is %#llx",
+					 i, (unsigned long long)pfn,
+					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
+			continue;
+		}
+		if (c->kind == K_RO && (l->spte[i] & SPTE_WRITABLE) && !bad++)
+			snprintf(what, len, "page %u writable in a read-only slot", i);
+	}
+	return bad;
+}
+
+static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
+{
+	static const struct fcase quiet = { .nans = 1 };
+	static uint64_t pm[MAXP];
+	static struct leaves l;
+	static struct model m;
+	char desc[1024], what[160];
+	uint64_t ej0, ej1;
+	struct fcase c;
+	uint32_t flags;
+	char *mem;
+	long calls, bad, prefill;
+	uint64_t t0, t1, t2;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	make_case(&c, r->thp);
+	mem = c.kind == K_THP ? r->memthp : r->mem4k;
+	flags = c.kind == K_RO ? KVM_MEM_READONLY :
+		c.kind == K_DIRTY ? KVM_MEM_LOG_DIRTY_PAGES : 0;
+	t0 = kt_now_ns();
+	trace_record(false);
+	kt_vm_delete_slot(r->vm, SLOT);
+	kt_vm_add_slot(r->vm, SLOT, GPA, (uint64_t)c.np * KT_PAGE_SIZE, flags,
+		       mem);
+	/*
+	 * The memslot update zapped the guest's code page too: fault it in
+	 * again while the policy answers no, then arm the case's answers.
+	 */
+	set_answers(&quiet);
+	kt_touch(r->vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	set_answers(&c);
+	KT_ASSERT(!ktsys_write(ENGINE_PATH, c.fault_engine ? "fault" : "batch"),
+		  "prefetch_engine");
+	model_run(&c, &m, r->vm_nr, r->ejected);
+
+	ej0 = kt_vcpu_stat_get(r->vcpu, "prefetch_ejected");
+	read_trace(NULL);
+	trace_record(true);
+	t1 = kt_now_ns();
+	tot.ns_slot += t1 - t0;
+	for (i = 0; i < c.nacc; i++) {
+		uint32_t gpa = (uint32_t)(GPA + c.acc[i] * KT_PAGE_SIZE);
+
+		kt_touch(r->vcpu, gpa, gpa + KT_PAGE_SIZE, 0,
+			 c.write[i] ? KT_TOUCH_WRITE : KT_TOUCH_READ);
+		if (verbose) {
+			KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "calls", &calls),
+				  "read calls");
+			kt_info("case %lu access %d (page %u): pf_taken %llu, calls %ld, prefetch_mapped %llu",
+				n, i, c.acc[i],
+				(unsigned long long)kt_vcpu_stat_get(r->vcpu, "pf_taken"),
+				calls,
+				(unsigned long long)kt_vcpu_stat_get(r->vcpu, "prefetch_mapped"));
+		}
+	}
+	t2 = kt_now_ns();
+	tot.ns_guest += t2 - t1;
+	trace_record(false);
+	read_trace(&l);
+	tot.ns_trace += kt_now_ns() - t2;
+	pagemap(mem, c.np, pm);
+	ej1 = kt_vcpu_stat_get(r->vcpu, "prefetch_ejected");
+	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "calls", &calls), "read calls");
+	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "bad_prefill", &prefill),
+		  "read bad_prefill");
+
+	bad = check(&c, &m, &l, pm, what, sizeof(what));
+	if (l.neighbours && !bad++)
+		snprintf(what, sizeof(what), "%ld pages of the memslots around mapped",
+			 l.neighbours);
+	if (prefill != r->bad_prefill && !bad++)
+		snprintf(what, sizeof(what), "%ld window() calls found no pre-filled window",
+			 prefill - r->bad_prefill);
+	r->bad_prefill = prefill;
+	if (c.kind == K_THP) {
+		struct kvm_prefetch_policy p;
+
+		/* Calls and ejections are not the model's to count here. */
+		KT_ASSERT(!ktsys_get_policy(r->vm->fd, &p), "GET");
+		m.ejected = !strcmp(p.name, "none");
+		m.calls = calls;
+		ej0 = ej1 - (m.ejected && !r->ejected);
+	}
+	if (calls != m.calls && !bad++)
+		snprintf(what, sizeof(what), "policy called %ld times, model %d",
+			 calls, m.calls);
+	if (ej1 - ej0 != (uint64_t)(m.ejected && !r->ejected) && !bad++)
+		snprintf(what, sizeof(what), "prefetch_ejected +%llu, model %d",
+			 (unsigned long long)(ej1 - ej0),
+			 m.ejected && !r->ejected);
+	if (l.lost) {
+		kt_skip("case %lu: trace events lost", n);
+		bad = 0;
+	}
+	tot.cases++;
+	for (i = 0; i < MAXP; i++)
+		tot.mapped += l.level[i] != 0;
+	tot.windows += m.calls;
+	tot.thp_cases += c.kind == K_THP;
+	if (m.ejected && !r->ejected)
+		tot.ejections++;
+	r->ejected = m.ejected;
+	if (bad || verbose) {
+		describe(&c, r->vm_nr, desc, sizeof(desc));
+		kt_info("case %lu: %s", n, desc);
+	}
+	if (bad) {
+		kt_fail("seed %llu case %lu: %ld differences from the model, first: %s; case: %s",
+			(unsigned long long)seed, n, bad, what, desc);
+		return false;
+	}
+	return true;
+}
+
+/* init() answers, and what KVM_SET_PREFETCH_POLICY must return for each. */
+static const struct init_answer {
+	int ret;
+	bool scribble;
+	int want;
+} init_answers[] = {
+	{ 0, false, 0 }, { -ENOSPC, false, -ENOSPC }, { -MAX_ERRNO, false, -MAX_ERRNO },
+	{ 1, false, -EINVAL }, { 4096, false, -EINVAL }, { -5000, false, -EINVAL },
+	{ -MAX_ERRNO - 1, false, -EINVAL }, { INT_MIN, false, -EINVAL },
+	{ INT_MAX, false, -EINVAL }, { 0, true, -EINVAL },
+};
+#define NR_INIT_ANSWERS	(sizeof(init_answers) / sizeof(init_answers[0]))
+
+/* KVM_SET_PREFETCH_POLICY with an init() answer; false on a mismatch. */
+static bool init_case(struct rig *r, unsigned long n)
+{
+	const struct init_answer *a = &init_answers[rnd(NR_INIT_ANSWERS)];
+	uint32_t vm_nr = 2 + rnd(1100);
+	struct kvm_prefetch_policy p;
+	char val[16];
+	int e;
+
+	snprintf(val, sizeof(val), "%d", a->ret);
+	fuzz_param("init_ret", val);
+	fuzz_param("init_scribble", a->scribble ? "1" : "0");
+	e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
+	fuzz_param("init_ret", "0");
+	fuzz_param("init_scribble", "0");
+	tot.init_cases++;
+	KT_ASSERT(!ktsys_get_policy(r->vm->fd, &p), "GET");
+	if (e != a->want) {
+		kt_fail("case %lu: init() %d%s: SET returned %d (%s), want %d",
+			n, a->ret, a->scribble ? " changing nr_pages" : "", e,
+			strerror(-e), a->want);
+		return false;
+	}
+	if (!e) {
+		r->vm_nr = vm_nr;
+		r->ejected = false;
+	}
+	/* A failed SET changes nothing. */
+	if (strcmp(p.name, r->ejected ? "none" : "fuzzpol") ||
+	    p.nr_pages != r->vm_nr) {
+		kt_fail("case %lu: after init() %d, GET says %s %u, want %s %u",
+			n, a->ret, p.name, p.nr_pages,
+			r->ejected ? "none" : "fuzzpol", r->vm_nr);
+		return false;
+	}
+	return true;
+}
+
+/* The sysfs default's init() fails: new VMs start on none. */
+static void default_cases(void)
+{
+	static const int rets[] = { 1, -5000, INT_MIN, -ENOMEM };
+	struct kvm_prefetch_policy p;
+	char old[32], val[16];
+	struct kt_vm *vm;
+	unsigned int i;
+
+	KT_ASSERT(!ktsys_read_line(DEFAULT_PATH, old, sizeof(old)), "read default");
+	KT_ASSERT(!ktsys_write(DEFAULT_PATH, "fuzzpol"), "default fuzzpol");
+	for (i = 0; i < sizeof(rets) / sizeof(rets[0]); i++) {
+		snprintf(val, sizeof(val), "%d", rets[i]);
+		fuzz_param("init_ret", val);
+		vm = kt_vm_create();
+		KT_ASSERT(!ktsys_get_policy(vm->fd, &p), "GET");
+		KT_EXPECT(!strcmp(p.name, "none"),
+			  "default policy whose init() returns %d: a new VM starts on none (%s)",
+			  rets[i], p.name);
+		kt_vm_free(vm);
+	}
+	fuzz_param("init_ret", "0");
+	KT_ASSERT(!ktsys_write(DEFAULT_PATH, old), "default %s", old);
+}
+
+static unsigned long cmdline_opt(const char *name, unsigned long def)
+{
+	char line[4096], key[64], *p;
+
+	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
+		return def;
+	snprintf(key, sizeof(key), "kp.fuzz.%s=", name);
+	p = strstr(line, key);
+	return p ? strtoul(p + strlen(key), NULL, 0) : def;
+}
+
+static char *thp_memory(void)
+{
+	char *raw = mmap(NULL, 2 * MAXP * KT_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
+
+	KT_ASSERT(raw != MAP_FAILED, "mmap: %s", strerror(errno));
+	mem = (char *)(((uintptr_t)raw + BLOCK_PAGES * KT_PAGE_SIZE - 1) &
+		       ~((uintptr_t)BLOCK_PAGES * KT_PAGE_SIZE - 1));
+	KT_ASSERT(!madvise(mem, MAXP * KT_PAGE_SIZE, MADV_HUGEPAGE),
+		  "MADV_HUGEPAGE: %s", strerror(errno));
+	memset(mem, 0x5a, MAXP * KT_PAGE_SIZE);
+	return mem;
+}
+
+int main(void)
+{
+	unsigned long seed, cases, i, failed = 0;
+	char thp[64], *thp_was = NULL;
+	uint64_t t0 = kt_now_ns();
+	struct rig r = { 0 };
+	cpu_set_t cpus;
+	char engine[16];
+	long users;
+
+	ktsys_start_ours(1800);
+	kt_require_kvm();
+	if (!ktsys_tracefs()) {
+		kt_skip("no tracefs");
+		return kt_exit();
+	}
+	/* One CPU: the trace's per-CPU buffers then hold one ordered stream. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
+		  "sched_setaffinity: %s", strerror(errno));
+	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
+		  "read prefetch_engine");
+	seed = cmdline_opt("seed", DEFAULT_SEED);
+	cases = cmdline_opt("cases", DEFAULT_CASES);
+	verbose = cmdline_opt("verbose", 0);
+	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (!ktsys_read_line(THP_PATH, thp, sizeof(thp)) && strchr(thp, '[')) {
+		thp_was = strchr(thp, '[') + 1;
+		*strchr(thp_was, ']') = '\0';
+	}
+	r.thp = thp_was && !ktsys_write(THP_PATH, "madvise");
+	r.mem4k = kt_populated(MAXP * KT_PAGE_SIZE, GPA);
+	r.memthp = r.thp ? thp_memory() : NULL;
+
+	r.vm = kt_vm_create();
+	kt_vm_add_slot(r.vm, SLOT, GPA, MAXP * KT_PAGE_SIZE, 0, r.mem4k);
+	kt_vm_add_slot(r.vm, SLOT_BELOW, GPA - NEIGH_PAGES * KT_PAGE_SIZE,
+		       NEIGH_PAGES * KT_PAGE_SIZE, 0,
+		       kt_populated(NEIGH_PAGES * KT_PAGE_SIZE,
+				    GPA - NEIGH_PAGES * KT_PAGE_SIZE));
+	kt_vm_add_slot(r.vm, SLOT_ABOVE, GPA + MAXP * KT_PAGE_SIZE,
+		       NEIGH_PAGES * KT_PAGE_SIZE, 0,
+		       kt_populated(NEIGH_PAGES * KT_PAGE_SIZE,
+				    GPA + MAXP * KT_PAGE_SIZE));
+	r.vcpu = kt_vcpu_add(r.vm, 0);
+	kt_touch(r.vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	/* Autoloads the module: its parameters exist from here on. */
+	set_fuzzpol(&r, 512);
+	trace_open();
+
+	for (i = 0; i < cases; i++) {
+		if (rnd(64) == 0) {
+			failed += !init_case(&r, i);
+			continue;
+		}
+		/* An ejected policy stays out until selected anew. */
+		if (r.ejected && rnd(4) == 0)
+			set_fuzzpol(&r, 2 + rnd(1100));
+		failed += !one_case(&r, i, seed);
+		if (failed >= 5)
+			break;
+	}
+	kt_info("seed %lu: %ld cases (%ld THP), %ld init() answers, %ld windows asked, %ld pages mapped, %ld ejections, %.1f s (memslots and policy %.1f, guest %.1f, trace %.1f)",
+		seed, tot.cases, tot.thp_cases, tot.init_cases, tot.windows,
+		tot.mapped, tot.ejections, (kt_now_ns() - t0) / 1e9,
+		tot.ns_slot / 1e9, tot.ns_guest / 1e9, tot.ns_trace / 1e9);
+	KT_EXPECT(!failed && tot.cases + tot.init_cases == (long)cases,
+		  "%lu random cases: KVM did what the model says (%lu failed)",
+		  cases, failed);
+	KT_EXPECT(tot.ejections > 0 && tot.mapped > tot.cases,
+		  "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
+		  tot.ejections, tot.mapped);
+
+	trace_close();
+	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "restore prefetch_engine");
+	default_cases();
+	kt_vcpu_free(r.vcpu);
+	kt_vm_free(r.vm);
+	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "users", &users), "read users");
+	KT_EXPECT(users == 0, "no VM holds the policy after the VMs are gone (%ld)",
+		  users);
+	KT_EXPECT(system("rmmod kvm_prefetch_fuzzpol") == 0,
+		  "the policy module unloads");
+	if (r.thp)
+		ktsys_write(THP_PATH, thp_was);
+	return kt_exit();
+}
