@@ -81,17 +81,19 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
 
 /*
  * The per-exit budget, x86's: a window is mapped while the vCPU is out of
- * the guest and holds kvm->srcu.  Stop between two batches on a signal;
- * once PREFETCH_EXIT_MIN_PAGES pages are mapped (a 2 MiB block: a
- * restore's chunk is never cut) on a pending vCPU request or when the
- * scheduler wants the CPU (before that, yield if asked and go on); at
- * PREFETCH_EXIT_MAX_PAGES in any case, to which the last batch is cut.
- * The rest of the window is left to the guest's next fault there.  It
- * counts 4 KiB pages, a block as 512 (x86 counts SPTEs): without FWB a
- * block's mapping cleans its 2 MiB from the data cache.
+ * the guest and holds kvm->srcu.  It is charged for every page examined,
+ * whatever the engine finds: an entry that is mapped already (once, at
+ * any level), a page got from the host, a block tried; a block mapped
+ * counts 512 (without FWB its mapping cleans its 2 MiB from the data
+ * cache).  Stop between two batches on a signal; once PREFETCH_EXIT_MIN
+ * is spent (a 2 MiB block of pages: a restore's chunk is never cut) for
+ * a request something waits for (prefetch_request_pending()); at
+ * PREFETCH_EXIT_MAX in any case, to which the last batch is cut.  Before
+ * that, yield the CPU when asked and go on.  The rest of the window is
+ * left to the guest's next fault there.
  */
-#define PREFETCH_EXIT_MIN_PAGES	512
-#define PREFETCH_EXIT_MAX_PAGES	16384
+#define PREFETCH_EXIT_MIN	512
+#define PREFETCH_EXIT_MAX	16384
 
 struct prefetch_walk {
 	struct kvm_vcpu *vcpu;
@@ -99,6 +101,7 @@ struct prefetch_walk {
 	unsigned long mmu_seq;
 	u32 gup;
 	u64 mapped;
+	u32 scanned;
 };
 
 /* How a batch ended. */
@@ -108,15 +111,59 @@ enum prefetch_end {
 	PREFETCH_STOP,	/* the whole window ends: retry, error */
 };
 
-static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u64 mapped)
+/*
+ * The vCPU requests that end a window early, past the minimum: an
+ * interrupt to deliver (KVM_REQ_IRQ_PENDING), a vCPU being stopped or
+ * suspended (KVM_REQ_SLEEP) and a dead VM.  Not KVM_REQ_RECORD_STEAL,
+ * which every vcpu_load() after a preemption raises.
+ */
+static bool prefetch_request_pending(struct kvm_vcpu *vcpu)
 {
-	if (signal_pending(current) || mapped >= PREFETCH_EXIT_MAX_PAGES)
+	return kvm_test_request(KVM_REQ_IRQ_PENDING, vcpu) ||
+	       kvm_test_request(KVM_REQ_SLEEP, vcpu) ||
+	       kvm_test_request(KVM_REQ_VM_DEAD, vcpu);
+}
+
+static bool prefetch_exit_due(struct kvm_vcpu *vcpu, u32 scanned)
+{
+	if (signal_pending(current) || scanned >= PREFETCH_EXIT_MAX)
 		return true;
-	if (mapped < PREFETCH_EXIT_MIN_PAGES) {
-		cond_resched();
-		return false;
+	cond_resched();
+	return scanned >= PREFETCH_EXIT_MIN && prefetch_request_pending(vcpu);
+}
+
+/* Entries one call steps over before the batch gets pages. */
+#define PREFETCH_SKIP	64
+
+/*
+ * Step forward over what stage 2 maps from @gfn, below @end, under the
+ * read lock: no page is got from the host for a gfn that is mapped.  Each
+ * entry stepped over is charged.  Return the first gfn not mapped, or
+ * where it stopped looking.
+ */
+static gfn_t prefetch_skip_mapped(struct prefetch_walk *w, gfn_t gfn,
+				  gfn_t end)
+{
+	struct kvm *kvm = w->vcpu->kvm;
+	int n;
+
+	read_lock(&kvm->mmu_lock);
+	for (n = 0; n < PREFETCH_SKIP && gfn < end &&
+	     w->scanned < PREFETCH_EXIT_MAX; n++) {
+		struct kvm_pgtable *pgt = w->vcpu->arch.hw_mmu->pgt;
+		kvm_pte_t pte;
+		u32 level;
+		u64 pages;
+
+		if (kvm_pgtable_get_leaf(pgt, gfn_to_gpa(gfn), &pte, &level) ||
+		    !kvm_pte_valid(pte))
+			break;
+		pages = kvm_granule_size(level) >> PAGE_SHIFT;
+		gfn = ALIGN_DOWN(gfn, pages) + pages;
+		w->scanned++;
 	}
-	return kvm_request_pending(vcpu) || need_resched();
+	read_unlock(&kvm->mmu_lock);
+	return gfn;
 }
 
 /*
@@ -159,6 +206,7 @@ static enum prefetch_end prefetch_batch(struct prefetch_walk *w, gfn_t gfn,
 		}
 		pfns[got] = pfn;
 	}
+	w->scanned += max(got, 1);
 
 	write_lock(&kvm->mmu_lock);
 	pgt = vcpu->arch.hw_mmu->pgt;
@@ -357,10 +405,12 @@ static bool prefetch_try_block(struct prefetch_walk *w, gfn_t gfn,
 {
 	if ((gfn & (PREFETCH_TABLE_PAGES - 1)) || gfn < start ||
 	    gfn + PREFETCH_TABLE_PAGES > end ||
-	    w->mapped + PREFETCH_TABLE_PAGES > PREFETCH_EXIT_MAX_PAGES)
+	    w->scanned + PREFETCH_TABLE_PAGES > PREFETCH_EXIT_MAX)
 		return false;
+	w->scanned++;
 	switch (prefetch_block(w, gfn)) {
 	case PREFETCH_BLOCK_MAPPED:
+		w->scanned += PREFETCH_TABLE_PAGES - 1;
 		*res = PREFETCH_GO;
 		return true;
 	case PREFETCH_BLOCK_STOP:
@@ -384,8 +434,15 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 	int nr;
 
 	for (gfn = max(fault_start + step, start); gfn < end; gfn += nr) {
-		if (prefetch_exit_due(w->vcpu, w->mapped))
+		gfn_t next;
+
+		if (prefetch_exit_due(w->vcpu, w->scanned))
 			return;
+		next = prefetch_skip_mapped(w, gfn, end);
+		if (next != gfn) {
+			nr = next - gfn;
+			continue;
+		}
 		if (prefetch_try_block(w, gfn, start, end, &res)) {
 			if (res != PREFETCH_GO)
 				return;
@@ -395,7 +452,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		nr = min_t(u64, end - gfn, PREFETCH_BATCH);
 		nr = min_t(u64, nr, PREFETCH_TABLE_PAGES -
 				    (gfn & (PREFETCH_TABLE_PAGES - 1)));
-		nr = min_t(u64, nr, PREFETCH_EXIT_MAX_PAGES - w->mapped);
+		nr = min_t(u64, nr, PREFETCH_EXIT_MAX - w->scanned);
 		res = prefetch_batch(w, gfn, 1, &nr);
 		if (res != PREFETCH_GO)
 			break;
@@ -404,7 +461,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		return;
 
 	for (gfn = min(fault_start, end); gfn > start; gfn -= nr) {
-		if (prefetch_exit_due(w->vcpu, w->mapped))
+		if (prefetch_exit_due(w->vcpu, w->scanned))
 			return;
 		if (gfn >= PREFETCH_TABLE_PAGES &&
 		    prefetch_try_block(w, gfn - PREFETCH_TABLE_PAGES, start, end,
@@ -416,7 +473,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		}
 		nr = min_t(u64, gfn - start, PREFETCH_BATCH);
 		nr = min_t(u64, nr, ((gfn - 1) & (PREFETCH_TABLE_PAGES - 1)) + 1);
-		nr = min_t(u64, nr, PREFETCH_EXIT_MAX_PAGES - w->mapped);
+		nr = min_t(u64, nr, PREFETCH_EXIT_MAX - w->scanned);
 		res = prefetch_batch(w, gfn - 1, -1, &nr);
 		if (res != PREFETCH_GO)
 			break;
@@ -474,4 +531,5 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 	vcpu->stat.prefetch_windows++;
 	prefetch_range(&walk, start, end, ALIGN_DOWN(gfn, step), step);
 	vcpu->stat.prefetch_mapped += walk.mapped;
+	vcpu->stat.generic.prefetch_scanned += walk.scanned;
 }
