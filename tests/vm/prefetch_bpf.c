@@ -11,8 +11,8 @@
  *    8 and 16 pages, strides 1 and 3, and from KVM_PRE_FAULT_MEMORY);
  *  - as the kvm.prefetch_policy default, new VMs start with it;
  *  - the verifier refuses a program that writes the fault it is given or
- *    past its window (exit 1, the type's message in the log), and
- *    nothing is registered;
+ *    past its window, or calls bpf_loop() (exit 1, the type's message in
+ *    the log), and nothing is registered;
  *  - unloaded while a VM uses it, it is no longer listed or selectable
  *    (ENOENT), the VM keeps it and its prefetch, and closing the VM frees
  *    the map (kvm.ko's reference count is back where it was);
@@ -21,7 +21,14 @@
  *    faults as the policy's rules predict (a model below), strides 1, 4
  *    and a backward stream;
  *  - whatever a policy returns, the engine clips it: bpf_auto with a
- *    window over the memslot's end maps nothing outside the slot.
+ *    window over the memslot's end maps nothing outside the slot;
+ *  - policies that answer out of contract (hostile.bpf.o; the verifier
+ *    puts no range on what they return): init() returning 1, 4096,
+ *    -5000 or INT_MIN gets EINVAL from KVM_SET_PREFETCH_POLICY and, as
+ *    the default, leaves a new VM on none; a window past gfn 2^64 - 1
+ *    ejects the policy from the VM (GET says none, prefetch_ejected 1,
+ *    no window mapped); true without writing the window maps nothing;
+ *    all unload, and the host keeps running.
  * The userfaultfd restore with bpf_auto is in prefetch_uffd.
  * On a base without BPF policies (6.1) everything is skipped.
  */
@@ -47,6 +54,8 @@
 #define OBJ_STRIDE	"/bpf/stride.bpf.o"
 #define OBJ_BAD_WRITE	"/bpf/bad_write.bpf.o"
 #define OBJ_BAD_OOB	"/bpf/bad_oob.bpf.o"
+#define OBJ_HOSTILE	"/bpf/hostile.bpf.o"
+#define OBJ_BAD_LOOP	"/bpf/bad_loop.bpf.o"
 #define KVM_REFCNT	"/sys/module/kvm/refcnt"
 
 static char out[8192];
@@ -219,6 +228,7 @@ static void test_verifier(void)
 		  "kvm_prefetch_ops: only struct kvm_prefetch_window is writable" },
 		{ OBJ_BAD_OOB, "bad_oob",
 		  "kvm_prefetch_ops: write at 12 size 4 is outside the window" },
+		{ OBJ_BAD_LOOP, "bad_loop", "bpf_loop" },
 	};
 	unsigned int i;
 
@@ -233,6 +243,78 @@ static void test_verifier(void)
 		KT_EXPECT(!available(bad[i].name), "%s is not registered",
 			  bad[i].name);
 	}
+}
+
+static void test_hostile(void)
+{
+	long ref0 = kvm_refcnt();
+	static const char *const bad_init[] = {
+		"bpf_init1", "bpf_init4096", "bpf_init_m5000", "bpf_init_min",
+	};
+	static const char *const all[] = {
+		"bpf_init1", "bpf_init4096", "bpf_init_m5000", "bpf_init_min",
+		"bpf_wrap", "bpf_nowrite",
+	};
+	struct kvm_prefetch_policy p;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	struct counts c;
+	uint64_t ej;
+	unsigned int i;
+	int rc, r;
+
+	rc = cli("bpf load " OBJ_HOSTILE);
+	KT_ASSERT(rc == 0, "bpf load hostile.bpf.o: exit %d: %s", rc, out);
+	for (i = 0; i < ARRAY_SIZE(bad_init); i++) {
+		vm = populated_vm(&vcpu);
+		r = ktsys_set_policy(vm->fd, bad_init[i], 8, 0);
+		KT_EXPECT(r == -EINVAL && !ktsys_get_policy(vm->fd, &p) &&
+			  !strcmp(p.name, "none"),
+			  "%s: SET fails with EINVAL, the VM keeps none (%d, %s)",
+			  bad_init[i], r, p.name);
+		kt_vcpu_free(vcpu);
+		kt_vm_free(vm);
+
+		r = ktsys_write(KTSYS_P_POLICY, bad_init[i]);
+		KT_ASSERT(r == 0, "prefetch_policy=%s (%d)", bad_init[i], r);
+		vm = populated_vm(&vcpu);
+		KT_EXPECT(!ktsys_get_policy(vm->fd, &p) && !strcmp(p.name, "none"),
+			  "%s as the default: a new VM starts on none (%s)",
+			  bad_init[i], p.name);
+		kt_vcpu_free(vcpu);
+		kt_vm_free(vm);
+		KT_ASSERT(!ktsys_write(KTSYS_P_POLICY, "none"), "default none");
+	}
+
+	vm = populated_vm(&vcpu);
+	r = ktsys_set_policy(vm->fd, "bpf_wrap", 8, 0);
+	KT_ASSERT(r == 0, "SET bpf_wrap (%d)", r);
+	ej = kt_vcpu_stat_get(vcpu, "prefetch_ejected");
+	kt_touch(vcpu, DATA_GPA, DATA_GPA + 16 * KT_PAGE_SIZE, 0,
+		 KT_TOUCH_WRITE);
+	KT_EXPECT(kt_vcpu_stat_get(vcpu, "prefetch_ejected") == ej + 1 &&
+		  kt_vcpu_stat_get(vcpu, "prefetch_windows") == 0 &&
+		  !ktsys_get_policy(vm->fd, &p) && !strcmp(p.name, "none"),
+		  "bpf_wrap: a window past gfn 2^64 - 1 ejects it once, maps nothing, GET says none (ejected %llu, %s)",
+		  (unsigned long long)(kt_vcpu_stat_get(vcpu, "prefetch_ejected") - ej),
+		  p.name);
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+
+	c = run("bpf_nowrite", 8, 0, 64, 1);
+	KT_EXPECT(c.pf == 64 && c.mapped == 0 && c.windows == 0,
+		  "bpf_nowrite: true without writing the window maps nothing (pf %llu, mapped %llu, windows %llu)",
+		  (unsigned long long)c.pf, (unsigned long long)c.mapped,
+		  (unsigned long long)c.windows);
+
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		rc = cli("bpf unload %s", all[i]);
+		KT_EXPECT(rc == 0 && !available(all[i]), "%s unloads (%d: %s)",
+			  all[i], rc, out);
+	}
+	KT_EXPECT(wait_refcnt(ref0) == ref0,
+		  "no hostile policy keeps kvm.ko pinned (refcnt %ld, want %ld)",
+		  kvm_refcnt(), ref0);
 }
 
 static void test_detach_while_used(long ref0)
@@ -422,6 +504,7 @@ int main(void)
 	test_same_as_auto();
 	test_default();
 	test_verifier();
+	test_hostile();
 	test_detach_while_used(ref0);
 	test_stride(ref0);
 	return kt_exit();

@@ -160,11 +160,19 @@ static bool kp_bpf_is_valid_access(int off, int size,
 	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
 }
 
-/* Writes through BTF pointers: only the window's start and nr_pages. */
+/*
+ * Writes through BTF pointers: only the window's start and nr_pages, and
+ * only through the window the hook was given (a trusted argument), not a
+ * pointer the program found elsewhere.
+ */
 static int kp_bpf_struct_access(struct bpf_verifier_log *log,
 				const struct bpf_reg_state *reg, int off,
 				int size)
 {
+	if (!(reg->type & PTR_TRUSTED)) {
+		bpf_log(log, "kvm_prefetch_ops: only the window argument is writable\n");
+		return -EACCES;
+	}
 	if (reg->btf != kp_bpf_btf ||
 	    reg->btf_id != kp_bpf_ids[KP_BTF_WINDOW]) {
 		bpf_log(log, "kvm_prefetch_ops: only struct kvm_prefetch_window is writable\n");
@@ -179,8 +187,24 @@ static int kp_bpf_struct_access(struct bpf_verifier_log *log,
 	return 0;
 }
 
+/*
+ * window() runs in the vCPU's fault path under rcu_read_lock(): no
+ * bpf_loop(), whose callback may run 2^23 times.  What remains is
+ * bounded by the verifier (straight code and bounded loops, at most a
+ * million instructions processed); open-coded iterators (bpf_iter_num,
+ * common kfuncs) are not refused and may loop 2^23 times too: a policy
+ * that uses them stalls its own VM's faults, not the host.
+ */
+static const struct bpf_func_proto *
+kp_bpf_func_proto(enum bpf_func_id func_id, const struct bpf_prog *prog)
+{
+	if (func_id == BPF_FUNC_loop)
+		return NULL;
+	return bpf_base_func_proto(func_id, prog);
+}
+
 static const struct bpf_verifier_ops kp_bpf_verifier_ops = {
-	.get_func_proto		= bpf_base_func_proto,
+	.get_func_proto		= kp_bpf_func_proto,
 	.is_valid_access	= kp_bpf_is_valid_access,
 	.btf_struct_access	= kp_bpf_struct_access,
 };
