@@ -11,7 +11,7 @@
  * memslot or past its end, of 0, 1, 2^31 or 2^32 - 1 pages, ending past
  * gfn 2^64 - 1 or exactly at 2^64, over memory mapped already; true
  * without writing the window; init() returning 0, -errno, a positive
- * value, -MAX_ERRNO - 1, INT_MIN, INT_MAX, or changing the VM's
+ * value, -FZ_MAX_ERRNO - 1, INT_MIN, INT_MAX, or changing the VM's
  * nr_pages.  Each case re-creates a memslot of 4 KiB host pages
  * (writable, read-only or dirty-logged) or of THPs, lets the guest touch
  * a few random pages, and reads every SPTE KVM wrote from the
@@ -60,14 +60,11 @@
 #define GPA		0x40000000ULL		/* 1 GiB, 2 MiB aligned */
 #define GFN0		(GPA >> 12)
 #define MAXP		1024			/* two 2 MiB blocks */
+#define FZ_GFN0		GFN0
+#define FZ_MAXP		MAXP
 #define NEIGH_PAGES	64		/* memslots right below and above */
 #define SLOT_BELOW	2
 #define SLOT_ABOVE	3
-#define BLOCK_PAGES	512
-#define MAX_ACC		4
-#define MAX_ANS		8
-#define MAX_WINDOW	262144ULL		/* KVM_PREFETCH_MAX_PAGES */
-#define MAX_ERRNO	4095
 #define DEFAULT_SEED	20261206ULL
 #define DEFAULT_CASES	10000
 
@@ -76,188 +73,9 @@
 #define SPTE_WRITABLE	(1ULL << 1)
 #define SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
 
-enum kind { K_4K, K_RO, K_DIRTY, K_THP, NR_KINDS };
-static const char *const kind_names[] = { "4k", "read-only", "dirty-log", "thp" };
-
-struct fcase {
-	bool fault_engine;		/* kvm.prefetch_engine=fault */
-	enum kind kind;
-	uint32_t np;			/* memslot pages */
-	int nacc;
-	uint32_t acc[MAX_ACC];
-	bool write[MAX_ACC];
-	int nans;
-	int ret[MAX_ANS];
-	uint64_t start[MAX_ANS];
-	uint32_t pages[MAX_ANS];
-};
-
-/* What the contract says the case leaves. */
-struct model {
-	uint8_t mapped[MAXP];
-	uint8_t allowed[MAXP];		/* THP: may be mapped */
-	int calls;
-	bool ejected;
-};
-
-static uint64_t rng;
 static unsigned long verbose;	/* kp.fuzz.verbose=1: each case, each access */
 
-static uint64_t rnd64(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
-}
-
-static uint32_t rnd(uint32_t n)
-{
-	return (uint32_t)(rnd64() % n);
-}
-
-/* ---- the generator ------------------------------------------------ */
-
-static uint32_t gen_pages(void)
-{
-	static const uint32_t odd[] = { 0, 1, 2, 3, 511, 512, 513, 4096,
-					1u << 31, 0xffffffffu };
-
-	return rnd(3) ? 1 + rnd(1100) : odd[rnd(sizeof(odd) / sizeof(odd[0]))];
-}
-
-/* An answer for a fault at page @p of a memslot of @np pages. */
-static void gen_answer(struct fcase *c, int i, uint32_t p)
-{
-	uint64_t f = GFN0 + p;
-
-	c->ret[i] = rnd(8) == 0 ? 0 : rnd(8) == 0 ? 2 : 1;
-	c->pages[i] = gen_pages();
-	switch (rnd(9)) {
-	case 0:	/* around the fault */
-	case 1:
-	case 2:
-		c->start[i] = f - rnd(c->pages[i] < 1100 ? c->pages[i] + 1 : 64);
-		break;
-	case 3:	/* near it, either side */
-		c->start[i] = f + rnd(200) - 100;
-		break;
-	case 4:	/* below the memslot */
-		c->start[i] = GFN0 - 1 - rnd(2000);
-		break;
-	case 5:	/* past its end */
-		c->start[i] = GFN0 + c->np + rnd(100);
-		break;
-	case 6:	/* anywhere */
-		c->start[i] = rnd64();
-		break;
-	case 7:	/* ending past gfn 2^64 - 1, or exactly at 2^64 */
-		c->start[i] = 0 - (uint64_t)rnd(c->pages[i] ? c->pages[i] : 1);
-		break;
-	default:	/* from gfn 0 */
-		c->start[i] = rnd(4) ? 0 : GFN0 - rnd(8);
-		break;
-	}
-}
-
-/* ---- the model ------------------------------------------------------ */
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/*
- * One window answered for the fault at page @p: clip as the engine does
- * (u64 arithmetic, which wraps as the kernel's does) and walk.
- */
-static void model_window(const struct fcase *c, struct model *m, uint32_t p,
-			 uint64_t start, uint32_t pages, uint32_t vm_nr)
-{
-	uint64_t nr = min_u64(min_u64(pages, vm_nr), MAX_WINDOW), s, e, g;
-	uint64_t fb, fe;
-
-	if (!nr)
-		return;
-	s = max_u64(start, GFN0);
-	e = min_u64(start + nr, GFN0 + c->np);
-	if (s >= e)
-		return;
-	s -= GFN0;
-	e -= GFN0;
-	if (c->kind == K_THP) {
-		for (g = s; g < e; g++)
-			m->allowed[g] = 1;
-		return;
-	}
-	fb = p;
-	fe = p + 1;
-	for (g = max_u64(fe, s); g < e; g++)
-		m->mapped[g] = 1;
-	for (g = min_u64(fb, e); g > s; g--) {
-		if (m->mapped[g - 1])
-			break;
-		m->mapped[g - 1] = 1;
-	}
-}
-
-/*
- * THP: which faults happen depends on the levels KVM chose, so the model
- * only bounds what may be mapped: the faulting 2 MiB blocks and every
- * window answered, clipped.
- */
-static void model_thp(const struct fcase *c, struct model *m, uint32_t vm_nr)
-{
-	uint32_t b, i;
-	int j, k;
-
-	for (j = 0; j < c->nacc; j++) {
-		b = c->acc[j] / BLOCK_PAGES * BLOCK_PAGES;
-		for (i = b; i < b + BLOCK_PAGES && i < c->np; i++)
-			m->allowed[i] = 1;
-	}
-	for (k = 0; k < c->nans; k++)
-		if (c->ret[k] == 1)
-			model_window(c, m, c->acc[0], c->start[k], c->pages[k],
-				     vm_nr);
-}
-
-static void model_run(const struct fcase *c, struct model *m, uint32_t vm_nr,
-		      bool ejected)
-{
-	uint64_t start;
-	uint32_t p;
-	int j, k;
-
-	memset(m, 0, sizeof(*m));
-	m->ejected = ejected;
-	if (c->kind == K_THP) {
-		model_thp(c, m, vm_nr);
-		return;
-	}
-	for (j = 0; j < c->nacc; j++) {
-		p = c->acc[j];
-		if (m->mapped[p])
-			continue;
-		m->mapped[p] = 1;
-		if (c->kind == K_DIRTY || m->ejected)
-			continue;
-		k = m->calls++ % c->nans;
-		if (c->ret[k] != 1)
-			continue;
-		start = c->start[k];
-		if (c->pages[k] && start + c->pages[k] - 1 < start) {
-			m->ejected = true;
-			continue;
-		}
-		model_window(c, m, p, start, c->pages[k], vm_nr);
-	}
-}
+#include "prefetch_model.h"
 
 /* ---- what KVM did --------------------------------------------------- */
 
@@ -287,7 +105,7 @@ static void trace_line(struct leaves *l, const char *line)
 	    ((gfn >= GFN0 - NEIGH_PAGES && gfn < GFN0) ||
 	     (gfn >= GFN0 + MAXP && gfn < GFN0 + MAXP + NEIGH_PAGES)))
 		l->neighbours++;
-	n = level == 1 ? 1 : BLOCK_PAGES;
+	n = level == 1 ? 1 : FZ_BLOCK_PAGES;
 	if (gfn + n <= GFN0 || gfn >= GFN0 + MAXP)
 		return;
 	base = (gfn - GFN0) & ~(n - 1);
@@ -413,25 +231,6 @@ static void fuzz_param(const char *name, const char *val)
 	KT_ASSERT(!r, "%s=%s: %s", path, val, strerror(-r));
 }
 
-static void set_answers(const struct fcase *c)
-{
-	char ret[128], start[512], pages[256];
-	int i, a = 0, b = 0, d = 0;
-
-	for (i = 0; i < c->nans; i++) {
-		a += snprintf(ret + a, sizeof(ret) - a, "%s%d", i ? "," : "",
-			      c->ret[i]);
-		b += snprintf(start + b, sizeof(start) - b, "%s%llu",
-			      i ? "," : "", (unsigned long long)c->start[i]);
-		d += snprintf(pages + d, sizeof(pages) - d, "%s%u", i ? "," : "",
-			      c->pages[i]);
-	}
-	fuzz_param("ret", ret);
-	fuzz_param("start", start);
-	fuzz_param("pages", pages);
-	fuzz_param("calls", "0");
-}
-
 static void set_fuzzpol(struct rig *r, uint32_t vm_nr)
 {
 	int e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
@@ -439,41 +238,6 @@ static void set_fuzzpol(struct rig *r, uint32_t vm_nr)
 	KT_ASSERT(!e, "SET fuzzpol %u: %s", vm_nr, strerror(-e));
 	r->vm_nr = vm_nr;
 	r->ejected = false;
-}
-
-static void describe(const struct fcase *c, uint32_t vm_nr, char *buf,
-		     size_t len)
-{
-	int n, i;
-
-	n = snprintf(buf, len, "%s engine, %s slot of %u pages, VM nr_pages %u, accesses",
-		     c->fault_engine ? "fault" : "batch", kind_names[c->kind],
-		     c->np, vm_nr);
-	for (i = 0; i < c->nacc; i++)
-		n += snprintf(buf + n, len - n, " %s%u", c->write[i] ? "w" : "r",
-			      c->acc[i]);
-	n += snprintf(buf + n, len - n, ", answers");
-	for (i = 0; i < c->nans; i++)
-		n += snprintf(buf + n, len - n, " %d:[%#llx +%u)", c->ret[i],
-			      (unsigned long long)c->start[i], c->pages[i]);
-}
-
-static void make_case(struct fcase *c, bool thp)
-{
-	int i;
-
-	c->fault_engine = rnd(4) == 0;
-	c->kind = rnd(thp ? NR_KINDS : NR_KINDS - 1);
-	c->np = c->kind == K_THP || rnd(3) == 0 ? MAXP :
-		rnd(2) ? 512 : 1 + rnd(MAXP);
-	c->nacc = 1 + rnd(MAX_ACC);
-	for (i = 0; i < c->nacc; i++) {
-		c->acc[i] = rnd(c->np);
-		c->write[i] = (c->kind == K_4K || c->kind == K_THP) && rnd(2);
-	}
-	c->nans = 1 + rnd(MAX_ANS);
-	for (i = 0; i < c->nans; i++)
-		gen_answer(c, i, c->acc[i % c->nacc]);
 }
 
 /* Compare KVM's leaves with the model; the number of differences. */
@@ -502,7 +266,7 @@ static long check(const struct fcase *c, const struct model *m,
 		}
 		pfn = SPTE_PFN(l->spte[i]);
 		if (l->level[i] == 2)
-			pfn += i % BLOCK_PAGES;
+			pfn += i % FZ_BLOCK_PAGES;
 		if (!(pm[i] & (1ULL << 63)) ||
 		    pfn != (pm[i] & ((1ULL << 55) - 1))) {
 			if (!bad++)
@@ -632,34 +396,17 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 	return true;
 }
 
-/* init() answers, and what KVM_SET_PREFETCH_POLICY must return for each. */
-static const struct init_answer {
-	int ret;
-	bool scribble;
-	int want;
-} init_answers[] = {
-	{ 0, false, 0 }, { -ENOSPC, false, -ENOSPC }, { -MAX_ERRNO, false, -MAX_ERRNO },
-	{ 1, false, -EINVAL }, { 4096, false, -EINVAL }, { -5000, false, -EINVAL },
-	{ -MAX_ERRNO - 1, false, -EINVAL }, { INT_MIN, false, -EINVAL },
-	{ INT_MAX, false, -EINVAL }, { 0, true, -EINVAL },
-};
-#define NR_INIT_ANSWERS	(sizeof(init_answers) / sizeof(init_answers[0]))
-
 /* KVM_SET_PREFETCH_POLICY with an init() answer; false on a mismatch. */
 static bool init_case(struct rig *r, unsigned long n)
 {
 	const struct init_answer *a = &init_answers[rnd(NR_INIT_ANSWERS)];
 	uint32_t vm_nr = 2 + rnd(1100);
 	struct kvm_prefetch_policy p;
-	char val[16];
 	int e;
 
-	snprintf(val, sizeof(val), "%d", a->ret);
-	fuzz_param("init_ret", val);
-	fuzz_param("init_scribble", a->scribble ? "1" : "0");
+	set_init_answer(a);
 	e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
-	fuzz_param("init_ret", "0");
-	fuzz_param("init_scribble", "0");
+	set_init_answer(NULL);
 	tot.init_cases++;
 	KT_ASSERT(!ktsys_get_policy(r->vm->fd, &p), "GET");
 	if (e != a->want) {
@@ -725,8 +472,8 @@ static char *thp_memory(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
 
 	KT_ASSERT(raw != MAP_FAILED, "mmap: %s", strerror(errno));
-	mem = (char *)(((uintptr_t)raw + BLOCK_PAGES * KT_PAGE_SIZE - 1) &
-		       ~((uintptr_t)BLOCK_PAGES * KT_PAGE_SIZE - 1));
+	mem = (char *)(((uintptr_t)raw + FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1) &
+		       ~((uintptr_t)FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1));
 	KT_ASSERT(!madvise(mem, MAXP * KT_PAGE_SIZE, MADV_HUGEPAGE),
 		  "MADV_HUGEPAGE: %s", strerror(errno));
 	memset(mem, 0x5a, MAXP * KT_PAGE_SIZE);
