@@ -59,17 +59,12 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
 	return tdp_enabled && kvm_mmu_prefetch_tdp_mmu_vm(kvm);
 }
 
-/**
- * kvm_mmu_prefetch_mapped_level() - is @gfn mapped, and at what level?
- * @vcpu: the vCPU whose root to walk, without mmu_lock
- * @gfn: the guest frame
- * @free: set to the level of the first SPTE on @gfn's path that is not
- *	present, if @gfn is not mapped: a mapping of @gfn at that level or
- *	below replaces nothing
- *
- * Return: the level of the present leaf SPTE mapping @gfn, or 0.
+/*
+ * Level of the present leaf SPTE mapping @gfn, or 0 if there is none.  Then
+ * *@free is the level of the first SPTE on @gfn's path that is not
+ * present: a mapping of @gfn at that level or below replaces nothing.
  */
-int kvm_mmu_prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free)
+static int prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free)
 {
 	u64 sptes[PT64_ROOT_MAX_LEVEL + 1];
 	int root_level, leaf;
@@ -134,7 +129,7 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	if (kvm_mmu_prefetch_private(vcpu->kvm, gfn))
 		return PREFETCH_SKIPPED;
 
-	*level = kvm_mmu_prefetch_mapped_level(vcpu, gfn, &free);
+	*level = prefetch_mapped_level(vcpu, gfn, &free);
 	if (*level)
 		return PREFETCH_PRESENT;
 

@@ -246,31 +246,44 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end,
 }
 
 /* Leaves one call steps over before it gets pages from the host. */
-#define PREFETCH_BATCH_SKIP	64
+#define PREFETCH_BATCH_SKIP	512
 
 /*
- * Step over what is mapped from @gfn, below @end and within @max pages
- * examined, with lockless walks: no page is got from the host for a gfn
- * that is mapped already.  *@scanned counts the leaves stepped over.
- * Return the first gfn not known to be mapped.
+ * Step over what is mapped from @gfn, below @end and within @max leaves,
+ * in one walk of the root with mmu_lock held for read, as the batch walks
+ * it: no page is got from the host for a gfn that is mapped already.
+ * *@scanned counts the leaves stepped over.  Return the first gfn not
+ * known to be mapped.
  */
 static gfn_t prefetch_batch_skip_mapped(struct kvm_vcpu *vcpu, gfn_t gfn,
 					gfn_t end, u32 max, u32 *scanned)
 {
-	int level, free;
+	struct kvm *kvm = vcpu->kvm;
+	struct kvm_mmu_page *root;
+	struct tdp_iter iter;
+	gfn_t next = gfn;
 	u32 n = 0;
-	u64 pages;
 
-	while (gfn < end && n < min_t(u32, max, PREFETCH_BATCH_SKIP)) {
-		level = kvm_mmu_prefetch_mapped_level(vcpu, gfn, &free);
-		if (!level)
+	max = min_t(u32, max, PREFETCH_BATCH_SKIP);
+	read_lock(&kvm->mmu_lock);
+	root = kvm_mmu_prefetch_root(vcpu);
+	if (!root)
+		goto out;
+	rcu_read_lock();
+	for_each_tdp_pte(iter, root, gfn, end) {
+		if (kvm_mmu_prefetch_spte_frozen(iter.old_spte) ||
+		    !is_shadow_present_pte(iter.old_spte) || n >= max)
 			break;
+		if (!is_last_spte(iter.old_spte, iter.level))
+			continue;
+		next = iter.gfn + KVM_PAGES_PER_HPAGE(iter.level);
 		n++;
-		pages = KVM_PAGES_PER_HPAGE(level);
-		gfn = ALIGN_DOWN(gfn, pages) + pages;
 	}
+	rcu_read_unlock();
+out:
+	read_unlock(&kvm->mmu_lock);
 	*scanned += n;
-	return gfn;
+	return next;
 }
 
 /**

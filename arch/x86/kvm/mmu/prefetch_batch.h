@@ -9,7 +9,6 @@
 u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			   u64 end, u32 max, u64 *mapped, u32 *scanned);
 void kvm_mmu_prefetch_window(struct kvm_vcpu *vcpu, bool open);
-int kvm_mmu_prefetch_mapped_level(struct kvm_vcpu *vcpu, gfn_t gfn, int *free);
 
 /*
  * A prefetch SPTE as the engine installs it: make_spte()'s, but not dirty
