@@ -59,9 +59,10 @@ struct kvm_prefetch_fault {
  * Forward it steps over what is mapped; backward the first mapped page
  * ends the scan; in either direction a page the host does not have ends
  * it.  A page is mapped at the largest level whose block lies inside the
- * clipped window and covers nothing mapped.  One exit maps at most 16384
- * leaf SPTEs, and past 512 stops for a pending vCPU request or the
- * scheduler; the guest's next fault in the rest asks the policy again.
+ * clipped window and covers nothing mapped.  One exit examines at most
+ * 16384 pages of a window, mapped or not, and past 512 stops when
+ * something waits for the vCPU (an interrupt to inject, a memslot
+ * update); the guest's next fault in the rest asks the policy again.
  */
 struct kvm_prefetch_window {
 	u64 start;

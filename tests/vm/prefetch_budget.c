@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prefetch_budget - one exit maps at most 16384 leaf SPTEs, whatever the
+ * prefetch_budget - one exit examines at most 16384 pages, whatever the
  * window: the rest of a large window is left to the guest's next fault.
  *
  * A VM with auto, nr_pages 262144 (1 GiB, the largest window) reads a
