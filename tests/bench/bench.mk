@@ -111,12 +111,14 @@ bench-publish:
 # $(BENCH_OUT)/budget.txt.
 BUDGET_MIB	?= 1024
 BUDGET_ROUNDS	?= 3
+# BUDGET_ARMS=holes-262144,auto-262144: only these arms (default: all).
+BUDGET_ARMS	?=
 bench-budget: initramfs
 	@mkdir -p $(BENCH_OUT)
 	KP_MEM=3G tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
 		--log $(VMDIR)/bench-budget.log --timeout $(BENCH_TIMEOUT) \
-		--append "kp.tests=bench_budget kp.budget=$(BUDGET_MIB),$(BUDGET_ROUNDS)" | \
+		--append "kp.tests=bench_budget kp.budget=$(BUDGET_MIB),$(BUDGET_ROUNDS) $(if $(BUDGET_ARMS),kp.budget_arms=$(BUDGET_ARMS))" | \
 		tee $(BENCH_OUT)/budget.txt
 
 # The scale benchmark (issue 32, tests/bench/bench_scale.c): vCPUs,

@@ -11,8 +11,17 @@
  *   stock       Debian's modules
  *   auto-8      ours, auto, nr_pages 8
  *   auto-262144 ours, auto, nr_pages 262144 (1 GiB, the largest window)
+ *   holes-262144 ours, auto, nr_pages 262144, over memory that a first,
+ *               untimed pass mapped whole but for one hole every 32768
+ *               pages (the host page zapped with MADV_DONTNEED and written
+ *               again): the guest reads the holes only, so each fault
+ *               opens a 1 GiB window that is mapped but for the holes
+ *               (what KSM, a balloon or the zap after dirty logging
+ *               leave).  The budget is charged for pages examined, mapped
+ *               or not: each such exit examines at most 16384 pages
  * budget_rounds= times (default 3; "make bench-budget" passes kp.budget=MIB,ROUNDS
- * on the test VM's command line), interleaved.  Meanwhile a second thread
+ * on the test VM's command line), interleaved.  kp.budget_arms=a,b runs
+ * only the arms named.  Meanwhile a second thread
  * toggles dirty logging on a separate 4 KiB memslot every 2 ms, a
  * memslot update that must wait for the vCPU to leave its kvm->srcu
  * section (synchronize_srcu()) and so for the exit that maps a window.
@@ -47,8 +56,13 @@
 #define TOGGLE_US	2000
 #define MAX_UPDATES	100000
 
-enum arm { STOCK, AUTO_8, AUTO_1G, NR_ARMS };
-static const char *const arm_names[] = { "stock", "auto-8", "auto-262144" };
+enum arm { STOCK, AUTO_8, AUTO_1G, HOLES_1G, NR_ARMS };
+static const char *const arm_names[] = { "stock", "auto-8", "auto-262144",
+					 "holes-262144" };
+
+/* One hole every HOLE_STEP pages of the holes arm, from page HOLE_FIRST. */
+#define HOLE_FIRST	100
+#define HOLE_STEP	32768
 
 struct toggler {
 	struct kt_vm *vm;
@@ -181,6 +195,18 @@ static void run(enum arm arm, int round, char *mem, uint64_t size,
 					    arm == AUTO_8 ? 8 : 262144,
 					    KVM_PREFETCH_GUP_NOFAULT),
 			  "SET auto");
+	if (arm == HOLES_1G) {
+		uint64_t off;
+
+		/* Map it all, untimed; then one hole every HOLE_STEP pages. */
+		kt_touch(vcpu, GPA, GPA + size, 0, KT_TOUCH_READ);
+		for (off = HOLE_FIRST * KT_PAGE_SIZE; off < size;
+		     off += HOLE_STEP * KT_PAGE_SIZE) {
+			KT_ASSERT(!madvise(mem + off, KT_PAGE_SIZE, MADV_DONTNEED),
+				  "MADV_DONTNEED");
+			*(uint32_t *)(mem + off) = (uint32_t)(GPA + off);
+		}
+	}
 	{
 		struct kvm_userspace_memory_region r = {
 			.slot = TOGGLE_SLOT, .guest_phys_addr = TOGGLE_GPA,
@@ -201,7 +227,11 @@ static void run(enum arm arm, int round, char *mem, uint64_t size,
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
 	KT_ASSERT(!pthread_create(&thr, NULL, toggle, &t), "thread");
 	t0 = now_us();
-	kt_touch(vcpu, GPA, GPA + size, 0, KT_TOUCH_READ);
+	if (arm == HOLES_1G)
+		kt_touch(vcpu, GPA + HOLE_FIRST * KT_PAGE_SIZE, GPA + size,
+			 HOLE_STEP * KT_PAGE_SIZE, KT_TOUCH_READ);
+	else
+		kt_touch(vcpu, GPA, GPA + size, 0, KT_TOUCH_READ);
 	ms = (now_us() - t0) / 1000;
 	t.stop = 1;
 	pthread_join(thr, NULL);
@@ -223,19 +253,40 @@ static void run(enum arm arm, int round, char *mem, uint64_t size,
 	munmap(t.mem, KT_PAGE_SIZE);
 }
 
+/* kp.budget_arms=a,b in @cmdline: only those arms; else all of them. */
+static void arms_wanted(const char *cmdline, bool *want)
+{
+	const char *p = strstr(cmdline, "kp.budget_arms=");
+	char list[256], *w, *save = NULL;
+	int a;
+
+	for (a = 0; a < NR_ARMS; a++)
+		want[a] = !p;
+	if (!p)
+		return;
+	snprintf(list, sizeof(list), "%s", p + strlen("kp.budget_arms="));
+	list[strcspn(list, " \n")] = '\0';
+	for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		for (a = 0; a < NR_ARMS; a++)
+			if (!strcmp(w, arm_names[a]))
+				want[a] = true;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int rounds = 3, max_gaps = 2 * 262144 + 1024;
 	uint64_t mib = 1024, size;
-	char *mem, *arg, line[1024];
+	char *mem, *arg, line[1024] = "";
 	double *gaps, *upd;
 	int i, round, a;
+	bool want[NR_ARMS];
 
 	/* make bench-budget: kp.budget=MIB,ROUNDS on the command line. */
 	if (ktsys_read("/proc/cmdline", line, sizeof(line)) > 0 &&
 	    (arg = strstr(line, "kp.budget=")))
 		sscanf(arg, "kp.budget=%llu,%u", (unsigned long long *)&mib,
 		       &rounds);
+	arms_wanted(line, want);
 	for (i = 1; i < argc; i++) {
 		sscanf(argv[i], "budget_mib=%llu", (unsigned long long *)&mib);
 		sscanf(argv[i], "budget_rounds=%u", &rounds);
@@ -255,11 +306,14 @@ int main(int argc, char **argv)
 	kt_info("bench_budget: %llu MiB populated, %u rounds",
 		(unsigned long long)mib, rounds);
 	for (round = 1; round <= (int)rounds; round++) {
-		KT_ASSERT(!ktb_swap_modules("stock"), "stock modules");
-		run(STOCK, round, mem, size, gaps, max_gaps, upd);
+		if (want[STOCK]) {
+			KT_ASSERT(!ktb_swap_modules("stock"), "stock modules");
+			run(STOCK, round, mem, size, gaps, max_gaps, upd);
+		}
 		KT_ASSERT(!ktb_swap_modules("ours"), "our modules");
 		for (a = AUTO_8; a < NR_ARMS; a++)
-			run(a, round, mem, size, gaps, max_gaps, upd);
+			if (want[a])
+				run(a, round, mem, size, gaps, max_gaps, upd);
 	}
 	ktsys_write(path, "1408");
 	kt_pass("bench_budget: %u rounds", rounds);
