@@ -7,8 +7,9 @@
  *				also in /etc/modprobe.d/kvm-prefetch.conf)
  *   kvm-prefetch vms		one line per VM: its process, policy and
  *				the policy's effect
- *   kvm-prefetch set --pid	change the policy of a running VM: its fd
- *				is taken from the VMM with pidfd_getfd()
+ *   kvm-prefetch set --pid	change the policy of a running VM: the
+ *				VMM issues the ioctl itself, made to by
+ *				ptrace (x86-64)
  *
  * Everything comes from kvm.ko's parameters in /sys/module/kvm/, each
  * VM's debugfs directory and /proc; see kvm-prefetch(8).  Each kind of
@@ -25,11 +26,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/kvm.h>
 #include <linux/kvm_prefetch.h>
+#include <linux/seccomp.h>
 
 #define KP_MODULE_DIR	"/sys/module/kvm"
 #define KP_PARAM_DIR	KP_MODULE_DIR "/parameters/"
@@ -706,7 +714,7 @@ static int kp_fd_link(long pid, long fd, char *buf, size_t len)
 static int kp_no_ptrace(long pid, int err)
 {
 	return kp_err(KP_EXIT_NO_PTRACE,
-		      "no right to take the fds of process %ld (%s): that needs the ptrace rights of a debugger over it (root, or its user where kernel.yama.ptrace_scope allows)",
+		      "no right to ptrace process %ld (%s): set --pid makes the VMM issue the ioctl itself, which needs the ptrace rights of a debugger over it (root, or its user where kernel.yama.ptrace_scope allows)",
 		      pid, strerror(err));
 }
 
@@ -794,46 +802,559 @@ static long kp_find_vm_fd(long pid, long fd)
 }
 
 /*
- * A copy of fd @fd of process @pid in this process, with pidfd_getfd().
- * Return: the new fd, or the negated exit code, message printed.
+ * The VMM issues the ioctls itself: KVM takes VM ioctls only from the
+ * process that created the VM (kvm->mm == current->mm), and the policy's
+ * per-VM state belongs to that process (its memory cgroup).  Like a
+ * debugger's "call" command, set --pid stops one thread of the VMM with
+ * PTRACE_SEIZE + PTRACE_INTERRUPT, saves its registers, points it at a
+ * syscall instruction with the ioctl's number and arguments, lets it run
+ * exactly that syscall (PTRACE_SYSCALL: stops at entry and exit), reads
+ * the result, puts back the registers and the stack bytes it used, and
+ * detaches.  No code is written: the syscall instruction is the one the
+ * thread stopped behind, or one in the vDSO.  The thread's interrupted
+ * syscall restarts as after any ptrace stop; its signals are blocked
+ * while it is ours, so that they stay pending, siginfo and all.  A
+ * seccomp filter that would kill or trap the VMM for the ioctl is met
+ * by a refusal instead.  x86-64 only.
  */
-static int kp_take_fd(long pid, long fd)
-{
-	char path[64], link[64];
-	int pidfd, vmfd, err;
-	ssize_t n;
+#if defined(__x86_64__)
+#define KP_HAVE_INJECT	1
+#define KP_MAX_SIGS	8
+#define KP_REDZONE	128
 
-	pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
-	if (pidfd < 0 && errno == ESRCH)
-		return -kp_err(KP_EXIT_NO_VM, "process %ld has exited", pid);
-	if (pidfd < 0)
-		return -kp_err(KP_EXIT_ERROR, "pidfd_open(%ld): %s", pid,
-			       strerror(errno));
-	vmfd = syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
-	err = errno;
-	close(pidfd);
-	if (vmfd < 0 && err == EPERM)
-		return -kp_no_ptrace(pid, err);
-	if (vmfd < 0 && (err == ESRCH || err == EBADF))
-		return -kp_err(KP_EXIT_NO_VM,
-			       "process %ld exited or closed fd %ld", pid, fd);
-	if (vmfd < 0)
-		return -kp_err(KP_EXIT_ERROR, "pidfd_getfd(%ld, %ld): %s", pid,
-			       fd, strerror(err));
-	/* The fd may have been closed and reused since it was looked at. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", vmfd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n >= 0)
-		link[n] = '\0';
-	if (n < 0 || strcmp(link, KP_VM_LINK)) {
-		close(vmfd);
-		return -kp_err(KP_EXIT_NO_VM,
-			       "fd %ld of process %ld is no longer a KVM VM",
-			       pid, fd);
-	}
-	return vmfd;
+struct kp_tracee {
+	pid_t pid, tid;
+	int mem;			/* /proc/<pid>/mem */
+	bool stopped;			/* in a ptrace stop, ours to drive */
+	struct user_regs_struct saved;	/* as the thread stopped */
+	bool have_regs;			/* saved is read: put it back */
+	unsigned long sysinsn;		/* address of a "syscall" */
+	unsigned long scratch;		/* stack room for the argument */
+	unsigned char scratch_saved[sizeof(struct kvm_prefetch_policy)];
+	bool scratch_used;
+	unsigned long long sigmask;	/* its signal mask, as it stopped */
+	bool masked;			/* all blocked while it is ours */
+	int nr_sigs;			/* unblockable signals it dequeued */
+	siginfo_t sigs[KP_MAX_SIGS];
+};
+
+/*
+ * How good thread @tid of @pid is to stop, from /proc/<pid>/task/<tid>/
+ * syscall: 2 asleep in a syscall that is not KVM_RUN (surely no vCPU at
+ * work), 1 on a CPU ("running": maybe a vCPU in guest mode), 0 asleep in
+ * KVM_RUN (a vCPU whose guest halted).
+ */
+static int kp_thread_score(long pid, long tid)
+{
+	char path[96], line[KP_LINE_MAX];
+	unsigned long nr, fd, cmd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/syscall", pid, tid);
+	if (kp_read_line(path, line, sizeof(line)) ||
+	    !strncmp(line, "running", 7))
+		return 1;
+	if (sscanf(line, "%lu %lx %lx", &nr, &fd, &cmd) == 3 &&
+	    nr == SYS_ioctl && cmd == KVM_RUN)
+		return 0;
+	return 2;
 }
 
+/*
+ * The thread of @pid to make issue the ioctl: the main thread unless
+ * another one is surely not running a vCPU while it may be.  If every
+ * thread may run a vCPU, the main thread: if it is in KVM_RUN, that
+ * returns EINTR (KVM_EXIT_INTR) once, as on any signal that kicks a vCPU.
+ */
+static long kp_pick_thread(long pid)
+{
+	int best = kp_thread_score(pid, pid), score;
+	long tid = pid;
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	dir = opendir(path);
+	while (dir && best < 2 && (d = readdir(dir))) {
+		long t = kp_number(d->d_name, INT_MAX);
+
+		if (t <= 0 || t == pid)
+			continue;
+		score = kp_thread_score(pid, t);
+		if (score > best) {
+			best = score;
+			tid = t;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/* Remember signal-delivery-stop's signal of @t, to send it again later. */
+static void kp_keep_signal(struct kp_tracee *t, int sig)
+{
+	siginfo_t si;
+	int i;
+
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si)) {
+		si.si_signo = sig;
+		si.si_code = SI_KERNEL;
+	}
+	/* A standard signal already kept would have merged with this one. */
+	for (i = 0; i < t->nr_sigs; i++)
+		if (t->sigs[i].si_signo == sig && sig < SIGRTMIN)
+			return;
+	if (t->nr_sigs < KP_MAX_SIGS)
+		t->sigs[t->nr_sigs++] = si;
+}
+
+/*
+ * Resume @t with @req (PTRACE_CONT or PTRACE_SYSCALL) until it stops in
+ * a way @want accepts: @want 0 is any ptrace-event stop (our interrupt),
+ * SIGTRAP | 0x80 a syscall stop.  A signal-delivery-stop on the way is
+ * resumed with its signal if @deliver (the thread takes it as without
+ * us), otherwise kept (kp_keep_signal()) and suppressed; other event
+ * stops (group stop) are resumed.  Return: 0, or -ESRCH if the thread
+ * is gone.
+ */
+static int kp_wait_stop(struct kp_tracee *t, int want, int req, bool resume,
+			bool deliver)
+{
+	int st, sig = 0;
+
+	for (;;) {
+		if (resume && ptrace(req, t->tid, 0, sig))
+			return -errno;
+		resume = true;
+		sig = 0;
+		if (waitpid(t->tid, &st, __WALL) != t->tid)
+			return -errno;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->stopped = false;
+			return -ESRCH;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if (want == 0 && st >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		if (want && WSTOPSIG(st) == want)
+			return 0;
+		if (st >> 16 || WSTOPSIG(st) == (SIGTRAP | 0x80))
+			continue;
+		if (deliver)
+			sig = WSTOPSIG(st);
+		else
+			kp_keep_signal(t, WSTOPSIG(st));
+	}
+}
+
+static int kp_mem_rw(struct kp_tracee *t, bool write, unsigned long addr,
+		     void *buf, size_t len)
+{
+	ssize_t n = write ? pwrite(t->mem, buf, len, addr) :
+			    pread(t->mem, buf, len, addr);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/*
+ * A "syscall" instruction (0f 05) the thread can run: the one it stopped
+ * behind if it stopped in a syscall, otherwise the first in the vDSO.
+ */
+static int kp_find_syscall(struct kp_tracee *t)
+{
+	unsigned char insn[2], *buf;
+	unsigned long lo, hi;
+	char path[64], line[KP_LINE_MAX];
+	int ret = -ENOENT;
+	FILE *f;
+
+	if ((long)t->saved.orig_rax >= 0 &&
+	    !kp_mem_rw(t, false, t->saved.rip - 2, insn, 2) &&
+	    insn[0] == 0x0f && insn[1] == 0x05) {
+		t->sysinsn = t->saved.rip - 2;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", t->pid);
+	f = fopen(path, "r");
+	while (f && ret && fgets(line, sizeof(line), f)) {
+		unsigned long i;
+
+		if (!strstr(line, "[vdso]") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 || hi - lo > 65536)
+			continue;
+		buf = malloc(hi - lo);
+		if (buf && !kp_mem_rw(t, false, lo, buf, hi - lo)) {
+			for (i = 0; ret && i + 1 < hi - lo; i++)
+				if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+					t->sysinsn = lo + i;
+					ret = 0;
+				}
+		}
+		free(buf);
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * Run classic BPF program @f (a seccomp filter) on @d.  Return: its
+ * SECCOMP_RET_* value; an instruction seccomp would not have accepted
+ * counts as SECCOMP_RET_KILL_PROCESS.
+ */
+static unsigned int kp_cbpf_run(const struct sock_filter *f, int len,
+				const struct seccomp_data *d)
+{
+	unsigned int a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 }, k, v;
+	int pc;
+
+	for (pc = 0; pc >= 0 && pc < len; pc++) {
+		const struct sock_filter *i = &f[pc];
+
+		k = i->k;
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+		case BPF_LDX:
+			if (BPF_MODE(i->code) == BPF_ABS) {
+				if (k % 4 || k > sizeof(*d) - 4)
+					return SECCOMP_RET_KILL_PROCESS;
+				memcpy(&v, (const char *)d + k, 4);
+			} else if (BPF_MODE(i->code) == BPF_LEN) {
+				v = sizeof(*d);
+			} else if (BPF_MODE(i->code) == BPF_IMM) {
+				v = k;
+			} else if (BPF_MODE(i->code) == BPF_MEM) {
+				v = mem[k % BPF_MEMWORDS];
+			} else {
+				return SECCOMP_RET_KILL_PROCESS;
+			}
+			if (BPF_CLASS(i->code) == BPF_LD)
+				a = v;
+			else
+				x = v;
+			break;
+		case BPF_ST:
+			mem[k % BPF_MEMWORDS] = a;
+			break;
+		case BPF_STX:
+			mem[k % BPF_MEMWORDS] = x;
+			break;
+		case BPF_ALU:
+			v = BPF_SRC(i->code) == BPF_X ? x : k;
+			switch (BPF_OP(i->code)) {
+			case BPF_ADD:
+				a += v;
+				break;
+			case BPF_SUB:
+				a -= v;
+				break;
+			case BPF_MUL:
+				a *= v;
+				break;
+			case BPF_DIV:
+				a = v ? a / v : 0;
+				break;
+			case BPF_MOD:
+				a = v ? a % v : 0;
+				break;
+			case BPF_OR:
+				a |= v;
+				break;
+			case BPF_AND:
+				a &= v;
+				break;
+			case BPF_XOR:
+				a ^= v;
+				break;
+			case BPF_LSH:
+				a = v < 32 ? a << v : 0;
+				break;
+			case BPF_RSH:
+				a = v < 32 ? a >> v : 0;
+				break;
+			case BPF_NEG:
+				a = -a;
+				break;
+			default:
+				return SECCOMP_RET_KILL_PROCESS;
+			}
+			break;
+		case BPF_JMP:
+			v = BPF_SRC(i->code) == BPF_X ? x : k;
+			switch (BPF_OP(i->code)) {
+			case BPF_JA:
+				pc += k;
+				continue;
+			case BPF_JEQ:
+				pc += a == v ? i->jt : i->jf;
+				break;
+			case BPF_JGT:
+				pc += a > v ? i->jt : i->jf;
+				break;
+			case BPF_JGE:
+				pc += a >= v ? i->jt : i->jf;
+				break;
+			case BPF_JSET:
+				pc += a & v ? i->jt : i->jf;
+				break;
+			default:
+				return SECCOMP_RET_KILL_PROCESS;
+			}
+			break;
+		case BPF_RET:
+			return BPF_RVAL(i->code) == BPF_A ? a : k;
+		case BPF_MISC:
+			if (BPF_MISCOP(i->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		}
+	}
+	return SECCOMP_RET_KILL_PROCESS;
+}
+
+/*
+ * What @t's seccomp filters answer to ioctl(@fd, @cmd, scratch) from the
+ * syscall instruction we use: the action of highest precedence over all
+ * filters, as the kernel takes it.  Return: 0 with it in *@action, or
+ * -errno if the filters cannot be read (PTRACE_SECCOMP_GET_FILTER needs
+ * CAP_SYS_ADMIN).
+ */
+static int kp_seccomp_action(struct kp_tracee *t, long fd, unsigned long cmd,
+			     unsigned int *action)
+{
+	struct seccomp_data d = {
+		.nr = SYS_ioctl,
+		.arch = AUDIT_ARCH_X86_64,
+		.instruction_pointer = t->sysinsn + 2,
+		.args = { fd, cmd, t->scratch, t->saved.r10, t->saved.r8,
+			  t->saved.r9 },
+	};
+	struct sock_filter *f;
+	unsigned int ret;
+	unsigned long i;
+	long n;
+
+	*action = SECCOMP_RET_ALLOW;
+	for (i = 0; ; i++) {
+		n = ptrace(PTRACE_SECCOMP_GET_FILTER, t->tid, i, NULL);
+		if (n < 0 && errno == ENOENT && i)
+			return 0;
+		if (n <= 0)
+			return -errno;
+		f = calloc(n, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		if (ptrace(PTRACE_SECCOMP_GET_FILTER, t->tid, i, f) != n) {
+			free(f);
+			return -EIO;
+		}
+		ret = kp_cbpf_run(f, n, &d) & SECCOMP_RET_ACTION_FULL;
+		free(f);
+		if ((int)ret < (int)*action)
+			*action = ret;
+	}
+}
+
+/* "Seccomp:" of /proc/<pid>/task/<tid>/status: 0 none, 1 strict, 2 filter. */
+static int kp_seccomp_mode(struct kp_tracee *t)
+{
+	char path[96], line[KP_LINE_MAX];
+	int mode = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->pid,
+		 t->tid);
+	f = fopen(path, "r");
+	while (f && mode < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) != 1)
+			mode = -1;
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/*
+ * Would the VMM survive the ioctls?  A seccomp filter that kills or
+ * traps on them (Firecracker's, Cloud Hypervisor's: ioctls they do not
+ * know) must not be met.  Return: 0, or the exit code, message printed.
+ */
+static int kp_seccomp_check(struct kp_tracee *t, long fd)
+{
+	static const unsigned long cmds[] = {
+		KVM_GET_PREFETCH_POLICY, KVM_SET_PREFETCH_POLICY,
+	};
+	unsigned int action;
+	int mode = kp_seccomp_mode(t), err, i;
+
+	if (mode == 0)
+		return 0;
+	if (mode == 1)
+		return kp_err(KP_EXIT_ERROR,
+			      "thread %d of process %d runs in seccomp strict mode: it cannot issue the ioctl",
+			      t->tid, t->pid);
+	for (i = 0; i < 2; i++) {
+		err = kp_seccomp_action(t, fd, cmds[i], &action);
+		if (err)
+			return kp_err(KP_EXIT_ERROR,
+				      "process %d has a seccomp filter that cannot be read (%s; it needs CAP_SYS_ADMIN): not making it issue an ioctl that the filter might punish",
+				      t->pid, strerror(-err));
+		if (action == SECCOMP_RET_KILL_PROCESS ||
+		    action == SECCOMP_RET_KILL_THREAD ||
+		    action == SECCOMP_RET_TRAP)
+			return kp_err(KP_EXIT_ERROR,
+				      "the seccomp filter of process %d would %s it for KVM_%s_PREFETCH_POLICY: not issuing it there",
+				      t->pid, action == SECCOMP_RET_TRAP ?
+				      "send SIGSYS to" : "kill",
+				      i ? "SET" : "GET");
+	}
+	return 0;
+}
+
+/*
+ * Seize thread @tid of process @pid and stop it.  Return: 0, or the
+ * negated exit code, message printed.
+ */
+static int kp_attach(struct kp_tracee *t, long pid, long tid)
+{
+	unsigned long long all = ~0ULL;
+	char path[64];
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->mem = -1;
+	if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACESYSGOOD)) {
+		err = errno;
+		if (err == EPERM || err == EACCES)
+			return -kp_no_ptrace(pid, err);
+		if (err == ESRCH)
+			return -kp_err(KP_EXIT_NO_VM, "process %ld has exited",
+				       pid);
+		return -kp_err(KP_EXIT_ERROR, "ptrace(PTRACE_SEIZE, %ld): %s",
+			       tid, strerror(err));
+	}
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) ||
+	    kp_wait_stop(t, 0, PTRACE_CONT, false, true))
+		return -kp_err(KP_EXIT_NO_VM, "process %ld has exited", pid);
+	t->stopped = true;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &t->saved))
+		return -kp_err(KP_EXIT_ERROR, "PTRACE_GETREGS of %ld: %s", tid,
+			       strerror(errno));
+	t->have_regs = true;
+	/*
+	 * Signals stay pending while it is ours, with their siginfo.  The
+	 * mask read is the thread's own, not a temporary one of ppoll() or
+	 * sigsuspend(); setting one clears their TIF_RESTORE_SIGMASK, and
+	 * the restarted syscall sets its temporary mask again.
+	 */
+	if (ptrace(PTRACE_GETSIGMASK, tid, sizeof(t->sigmask), &t->sigmask))
+		return -kp_err(KP_EXIT_ERROR, "PTRACE_GETSIGMASK of %ld: %s",
+			       tid, strerror(errno));
+	t->masked = true;
+	if (ptrace(PTRACE_SETSIGMASK, tid, sizeof(all), &all))
+		return -kp_err(KP_EXIT_ERROR, "PTRACE_SETSIGMASK of %ld: %s",
+			       tid, strerror(errno));
+	if (t->saved.cs != 0x33)
+		return -kp_err(KP_EXIT_ERROR,
+			       "process %ld is not a 64-bit x86 process", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/mem", pid);
+	t->mem = open(path, O_RDWR | O_CLOEXEC);
+	if (t->mem < 0)
+		return -kp_err(KP_EXIT_ERROR, "%s: %s", path, strerror(errno));
+	if (kp_find_syscall(t))
+		return -kp_err(KP_EXIT_ERROR,
+			       "no syscall instruction found in process %ld",
+			       pid);
+	/* Below the red zone, 16-byte aligned, saved to be put back. */
+	t->scratch = (t->saved.rsp - KP_REDZONE -
+		      sizeof(struct kvm_prefetch_policy)) & ~15UL;
+	err = kp_mem_rw(t, false, t->scratch, t->scratch_saved,
+			sizeof(t->scratch_saved));
+	if (err)
+		return -kp_err(KP_EXIT_ERROR, "reading the stack of %ld: %s",
+			       tid, strerror(-err));
+	t->scratch_used = true;
+	return 0;
+}
+
+/*
+ * Make @t run syscall @nr(@a0, @a1, @a2).  orig_rax -1: the kernel must
+ * not take the registers for an interrupted syscall to restart.
+ * Return: 0 with the syscall's return value in *@ret, or -errno.
+ */
+static int kp_inject(struct kp_tracee *t, long nr, unsigned long a0,
+		     unsigned long a1, unsigned long a2, long *ret)
+{
+	struct user_regs_struct r = t->saved;
+	int err;
+
+	r.rip = t->sysinsn;
+	r.rax = nr;
+	r.orig_rax = -1;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rdx = a2;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r))
+		return -errno;
+	/* Syscall-entry stop, then syscall-exit stop. */
+	err = kp_wait_stop(t, SIGTRAP | 0x80, PTRACE_SYSCALL, true, false);
+	if (!err)
+		err = kp_wait_stop(t, SIGTRAP | 0x80, PTRACE_SYSCALL, true,
+				   false);
+	if (!err && ptrace(PTRACE_GETREGS, t->tid, 0, &r))
+		err = -errno;
+	if (err)
+		return err;
+	if (r.rip != t->sysinsn + 2)
+		return -EFAULT;
+	*ret = (long)r.rax;
+	return 0;
+}
+
+/*
+ * Put back what @t's stack, registers and signal mask were and detach;
+ * then send it again the signals it could not block (SIGSTOP) and
+ * dequeued while it was ours.
+ */
+static void kp_detach(struct kp_tracee *t)
+{
+	int i;
+
+	if (t->stopped) {
+		if (t->scratch_used)
+			kp_mem_rw(t, true, t->scratch, t->scratch_saved,
+				  sizeof(t->scratch_saved));
+		if (t->have_regs)
+			ptrace(PTRACE_SETREGS, t->tid, 0, &t->saved);
+		if (t->masked)
+			ptrace(PTRACE_SETSIGMASK, t->tid, sizeof(t->sigmask),
+			       &t->sigmask);
+		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+	}
+	if (t->mem >= 0)
+		close(t->mem);
+	for (i = 0; t->stopped && i < t->nr_sigs; i++) {
+		siginfo_t *si = &t->sigs[i];
+
+		/* The kernel takes a siginfo only of these from another process. */
+		if (si->si_code < 0 && si->si_code != SI_TKILL &&
+		    !syscall(SYS_rt_tgsigqueueinfo, t->pid, t->tid,
+			     si->si_signo, si))
+			continue;
+		syscall(SYS_tgkill, t->pid, t->tid, si->si_signo);
+	}
+}
+#endif /* __x86_64__ */
+
+#ifdef KP_HAVE_INJECT
 /* "auto nr_pages=8 gup=nofault", as debugfs prints a VM's policy. */
 static void kp_policy_str(const struct kvm_prefetch_policy *p, char *buf,
 			  size_t len)
@@ -871,40 +1392,103 @@ static int kp_set_refused(const struct kvm_prefetch_policy *p, int err)
 			      "the VM cannot prefetch (EOPNOTSUPP): kvm.ko runs without TDP (npt=0 or ept=0)");
 	case EIO:
 		return kp_err(KP_EXIT_ERROR,
-			      "kvm.ko refused the VM's ioctl from this process (EIO): the VM is dead, or this kvm.ko takes KVM_SET_PREFETCH_POLICY only from the VM's own process");
+			      "kvm.ko refused the VM's ioctl (EIO): the VM is dead, or the fd is not the VMM's own VM (inherited or received from another process)");
 	}
 	return kp_err(KP_EXIT_ERROR, "KVM_SET_PREFETCH_POLICY %s: %s",
 		      p->name, strerror(err));
 }
 
 /*
- * Set the policy of VM fd @vmfd (ours) to @name; a NULL @nr or @gup keeps
- * the VM's value, as KVM_GET_PREFETCH_POLICY reports it (which SET takes
- * back unchanged).
+ * ioctl(@vmfd, @cmd, @p) in @t.  Return: 0 with the ioctl's 0 or errno in
+ * *@ioerr, or -errno if it could not be made (-ESRCH: the VMM is gone).
  */
-static int kp_set_vm(int vmfd, const char *what, const char *name,
-		     const char *nr, const char *gup)
+static int kp_remote_ioctl(struct kp_tracee *t, long vmfd, unsigned long cmd,
+			   struct kvm_prefetch_policy *p, int *ioerr)
 {
-	struct kvm_prefetch_policy old, p;
-	char was[64], now[64];
+	long ret = 0;
+	int err = kp_mem_rw(t, true, t->scratch, p, sizeof(*p));
+
+	if (!err)
+		err = kp_inject(t, SYS_ioctl, vmfd, cmd, t->scratch, &ret);
+	if (!err && cmd == KVM_GET_PREFETCH_POLICY && !ret)
+		err = kp_mem_rw(t, false, t->scratch, p, sizeof(*p));
+	*ioerr = ret < 0 && ret >= -4095 ? -ret : 0;
+	return err;
+}
+
+/*
+ * Set the policy of VM fd @fd of process @pid to @name, by that process;
+ * a NULL @nr or @gup keeps the VM's value, as KVM_GET_PREFETCH_POLICY
+ * reports it (which SET takes back unchanged).
+ */
+static int kp_set_vm(long pid, long fd, const char *name, const char *nr,
+		     const char *gup)
+{
+	struct kvm_prefetch_policy old, p, cur;
+	char was[64], now[64], link[64];
+	int ret, err, ioerr = 0;
+	struct kp_tracee t;
+	sigset_t all, mask;
 
 	memset(&p, 0, sizeof(p));
+	memset(&old, 0, sizeof(old));
 	snprintf(p.name, sizeof(p.name), "%s", name);
-	if (ioctl(vmfd, KVM_GET_PREFETCH_POLICY, &old))
-		return kp_set_refused(&p, errno);
-	p.nr_pages = nr ? strtoul(nr, NULL, 10) : old.nr_pages;
-	p.gup = !gup ? old.gup : !strcmp(gup, "fast") ?
-		KVM_PREFETCH_GUP_FAST_ONLY : KVM_PREFETCH_GUP_NOFAULT;
-	if (ioctl(vmfd, KVM_SET_PREFETCH_POLICY, &p))
-		return kp_set_refused(&p, errno);
+	/* Not stopped or killed half-way by the terminal. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &mask);
+	ret = -kp_attach(&t, pid, kp_pick_thread(pid));
+	/* The fd may have been closed and reused since it was looked at. */
+	if (!ret && (kp_fd_link(pid, fd, link, sizeof(link)) ||
+		     strcmp(link, KP_VM_LINK)))
+		ret = kp_err(KP_EXIT_NO_VM,
+			     "fd %ld of process %ld is no longer a KVM VM",
+			     fd, pid);
+	if (!ret)
+		ret = kp_seccomp_check(&t, fd);
+	if (ret) {
+		kp_detach(&t);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		return ret;
+	}
+	err = kp_remote_ioctl(&t, fd, KVM_GET_PREFETCH_POLICY, &old, &ioerr);
+	if (!err && !ioerr) {
+		p.nr_pages = nr ? strtoul(nr, NULL, 10) : old.nr_pages;
+		p.gup = !gup ? old.gup : !strcmp(gup, "fast") ?
+			KVM_PREFETCH_GUP_FAST_ONLY : KVM_PREFETCH_GUP_NOFAULT;
+		err = kp_remote_ioctl(&t, fd, KVM_SET_PREFETCH_POLICY, &p,
+				      &ioerr);
+	}
+	snprintf(now, sizeof(now), "?");
+	if (!err && !ioerr) {
+		int e2;
+
+		memset(&cur, 0, sizeof(cur));
+		if (!kp_remote_ioctl(&t, fd, KVM_GET_PREFETCH_POLICY, &cur,
+				     &e2) && !e2)
+			kp_policy_str(&cur, now, sizeof(now));
+	}
+	kp_detach(&t);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (err == -ESRCH)
+		return kp_err(KP_EXIT_NO_VM, "process %ld exited", pid);
+	if (err)
+		return kp_err(KP_EXIT_ERROR,
+			      "making process %ld (thread %d) issue the ioctl: %s",
+			      pid, t.tid, strerror(-err));
+	if (ioerr)
+		return kp_set_refused(&p, ioerr);
 	kp_policy_str(&old, was, sizeof(was));
-	if (ioctl(vmfd, KVM_GET_PREFETCH_POLICY, &p))
-		snprintf(now, sizeof(now), "?");
-	else
-		kp_policy_str(&p, now, sizeof(now));
-	printf("%s: %s (was %s)\n", what, now, was);
+	printf("process %ld fd %ld: %s (was %s)\n", pid, fd, now, was);
 	return KP_EXIT_OK;
 }
+#else
+static int kp_set_vm(long pid, long fd, const char *name, const char *nr,
+		     const char *gup)
+{
+	return kp_err(KP_EXIT_ERROR,
+		      "set --pid is implemented for x86-64 only (it makes the VMM issue the ioctl by ptrace)");
+}
+#endif
 
 static int kp_set(int argc, char **argv)
 {
@@ -917,9 +1501,8 @@ static int kp_set(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *pid_arg = NULL, *fd_arg = NULL, *nr = NULL, *gup = NULL;
-	char what[64];
 	long pid, fd = -1;
-	int c, vmfd, ret;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -972,13 +1555,7 @@ static int kp_set(int argc, char **argv)
 	fd = kp_find_vm_fd(pid, fd);
 	if (fd < 0)
 		return -fd;
-	vmfd = kp_take_fd(pid, fd);
-	if (vmfd < 0)
-		return -vmfd;
-	snprintf(what, sizeof(what), "process %ld fd %ld", pid, fd);
-	ret = kp_set_vm(vmfd, what, argv[optind], nr, gup);
-	close(vmfd);
-	return ret;
+	return kp_set_vm(pid, fd, argv[optind], nr, gup);
 }
 
 /* ---- bpf ------------------------------------------------------------ */

@@ -37,6 +37,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -413,6 +418,14 @@ static void kpc_test_vms(void)
  * faults them all afresh; or VMs without a vCPU.  Each VM starts with
  * policy auto, nr_pages 8, gup fast, so that whatever the default, what
  * "set" keeps and changes shows.
+ *
+ * As a VMM is, it is threaded: the guest runs on a vCPU thread while the
+ * main thread sits in read(2) on a control pipe, which "set --pid" stops
+ * in the middle of; each message must arrive whole, in order.  SIGUSR1's
+ * handler blocks in a read(2) of its own (so that "set" can find the
+ * thread inside a handler); SIGRTMIN's counts (queued signals: none may
+ * be lost while "set" holds the thread).  With KPC_VMM_SINGLE the only
+ * thread runs the vCPU, and "set" has to stop it in KVM_RUN.
  */
 #define KPC_VMM_COMM	"kpc-vmm"
 #define KPC_VMM_GPA	0x400000ULL		/* 16-page aligned */
@@ -422,18 +435,93 @@ static void kpc_test_vms(void)
 #define KPC_START	"auto nr_pages=8 gup=fast"
 #define KPC_WAIT_S	120
 
+enum kpc_vmm_kind {
+	KPC_VMM_IDLE, KPC_VMM_THREADED, KPC_VMM_SINGLE,
+	KPC_VMM_SECCOMP_KILL,		/* idle, its filter kills on the ioctl */
+	KPC_VMM_SECCOMP_ERRNO,		/* idle, its filter fails it: EPERM */
+};
+
+/*
+ * A seccomp filter as Firecracker's would be for an ioctl it does not
+ * know: KVM_GET/SET_PREFETCH_POLICY get @action, all else is allowed.
+ */
+static void kpc_vmm_seccomp(unsigned int action)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 (unsigned int)KVM_SET_PREFETCH_POLICY, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 (unsigned int)KVM_GET_PREFETCH_POLICY, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, action),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 7, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(122);
+}
+
+/* A message on the control pipe, and the main thread's answer. */
+struct kpc_msg {
+	uint32_t seq;
+	char tag;			/* 'P'ing, 'Q'uery */
+	char data[59];
+};
+
+struct kpc_reply {
+	uint32_t seq;
+	char tag;			/* 'P', 'Q', 'h' (in the handler), 'H' */
+	char hbyte;			/* what the handler's read returned */
+	int32_t got;			/* what the main thread's read returned */
+	uint32_t rt_count;		/* SIGRTMIN handled */
+	uint32_t usr1_count;		/* SIGUSR1 handled */
+	uint32_t bad;			/* messages that came wrong */
+};
+
 struct kpc_vmm {
 	pid_t pid;
 	int nr_vms;
 	int fd[KPC_VMM_MAX];		/* the VM fds, in the child */
 	char dir[KPC_VMM_MAX][64];	/* their debugfs directories */
+	int ctl, rep, hnd;		/* write, read, write end */
+	uint32_t seq;
 };
 
 static volatile sig_atomic_t kpc_vmm_stop;
+static volatile uint32_t kpc_vmm_rt, kpc_vmm_usr1;
+static int kpc_vmm_rep = -1, kpc_vmm_hnd = -1;
 
 static void kpc_vmm_on_term(int sig)
 {
 	kpc_vmm_stop = 1;
+}
+
+static void kpc_vmm_on_rt(int sig)
+{
+	kpc_vmm_rt++;
+}
+
+/* Says 'h', blocks in read() until the test sends a byte, says 'H'. */
+static void kpc_vmm_on_usr1(int sig)
+{
+	struct kpc_reply r = { .tag = 'h' };
+	int saved = errno;
+
+	if (write(kpc_vmm_rep, &r, sizeof(r)) != sizeof(r))
+		_exit(121);
+	r.tag = 'H';
+	r.got = read(kpc_vmm_hnd, &r.hbyte, 1);
+	kpc_vmm_usr1++;
+	r.usr1_count = kpc_vmm_usr1;
+	if (write(kpc_vmm_rep, &r, sizeof(r)) != sizeof(r))
+		_exit(121);
+	errno = saved;
 }
 
 /* Pages whose dword 0 is not their gpa, or whose rest is not the fill. */
@@ -451,18 +539,90 @@ static uint64_t kpc_vmm_check(const char *mem)
 	return bad;
 }
 
+struct kpc_guest {
+	struct kt_vcpu *vcpu;
+	char *mem;
+	uint64_t passes, bad;
+};
+
+/* The guest's workload, until SIGTERM. */
+static void *kpc_vmm_guest(void *arg)
+{
+	struct kpc_guest *g = arg;
+
+	while (!kpc_vmm_stop) {
+		kt_touch(g->vcpu, KPC_VMM_GPA, KPC_VMM_GPA + KPC_VMM_SIZE, 0,
+			 KT_TOUCH_WRITE);
+		g->bad += kpc_vmm_check(g->mem);
+		g->passes++;
+		madvise(g->mem, KPC_VMM_SIZE, MADV_DONTNEED);
+		memset(g->mem, 0xaa, KPC_VMM_SIZE);
+	}
+	return NULL;
+}
+
+/* The vCPU thread: the main thread takes the process's signals. */
+static void *kpc_vmm_vcpu_thread(void *arg)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return kpc_vmm_guest(arg);
+}
+
+/* The main thread's loop: answer each whole message, until SIGTERM. */
+static uint32_t kpc_vmm_serve(int crd)
+{
+	uint32_t seq = 0, bad = 0;
+
+	while (!kpc_vmm_stop) {
+		struct kpc_reply r = { 0 };
+		struct kpc_msg m;
+		char want[sizeof(m.data)];
+		ssize_t n = read(crd, &m, sizeof(m));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		snprintf(want, sizeof(want), "message %u", seq);
+		if (n != sizeof(m) || m.seq != seq || strcmp(m.data, want))
+			bad++;
+		seq = m.seq + 1;
+		r.seq = m.seq;
+		r.tag = m.tag;
+		r.got = n;
+		r.rt_count = kpc_vmm_rt;
+		r.usr1_count = kpc_vmm_usr1;
+		r.bad = bad;
+		if (write(kpc_vmm_rep, &r, sizeof(r)) != sizeof(r))
+			_exit(121);
+	}
+	return bad;
+}
+
 /* The child: never returns. */
-static void kpc_vmm_child(int nr_vms, bool guest, int wfd)
+static void kpc_vmm_child(int nr_vms, enum kpc_vmm_kind kind, int wfd,
+			  int crd)
 {
 	struct sigaction sa = { .sa_handler = kpc_vmm_on_term };
+	struct kpc_guest g = { 0 };
 	struct kt_vm *vm[KPC_VMM_MAX];
-	struct kt_vcpu *vcpu = NULL;
-	uint64_t passes = 0, bad = 0;
-	char *mem = NULL;
 	int fds[KPC_VMM_MAX], i;
+	uint32_t bad_msgs = 0;
+	pthread_t t;
 
 	prctl(PR_SET_NAME, KPC_VMM_COMM);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = kpc_vmm_on_rt;
+	sigaction(SIGRTMIN, &sa, NULL);
+	sa.sa_handler = kpc_vmm_on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	for (i = 0; i < nr_vms; i++) {
 		vm[i] = kt_vm_create();
 		KT_ASSERT(!ktsys_set_policy(vm[i]->fd, "auto", 8,
@@ -470,49 +630,72 @@ static void kpc_vmm_child(int nr_vms, bool guest, int wfd)
 			  "vmm: KVM_SET_PREFETCH_POLICY auto 8 fast");
 		fds[i] = vm[i]->fd;
 	}
-	if (guest) {
-		mem = kt_vm_add_slot(vm[0], KPC_SLOT, KPC_VMM_GPA,
-				     KPC_VMM_SIZE, 0, NULL);
-		memset(mem, 0xaa, KPC_VMM_SIZE);
-		vcpu = kt_vcpu_add(vm[0], 0);
+	if (kind == KPC_VMM_THREADED || kind == KPC_VMM_SINGLE) {
+		g.mem = kt_vm_add_slot(vm[0], KPC_SLOT, KPC_VMM_GPA,
+				       KPC_VMM_SIZE, 0, NULL);
+		memset(g.mem, 0xaa, KPC_VMM_SIZE);
+		g.vcpu = kt_vcpu_add(vm[0], 0);
 	}
 	if (write(wfd, fds, sizeof(fds)) != sizeof(fds))
 		_exit(125);
 	close(wfd);
-	while (!kpc_vmm_stop) {
-		if (!guest) {
+	switch (kind) {
+	case KPC_VMM_SECCOMP_KILL:
+	case KPC_VMM_SECCOMP_ERRNO:
+		kpc_vmm_seccomp(kind == KPC_VMM_SECCOMP_KILL ?
+				SECCOMP_RET_KILL_PROCESS :
+				SECCOMP_RET_ERRNO | EPERM);
+		/* fall through */
+	case KPC_VMM_IDLE:
+		while (!kpc_vmm_stop)
 			pause();
-			continue;
-		}
-		kt_touch(vcpu, KPC_VMM_GPA, KPC_VMM_GPA + KPC_VMM_SIZE, 0,
-			 KT_TOUCH_WRITE);
-		bad += kpc_vmm_check(mem);
-		passes++;
-		madvise(mem, KPC_VMM_SIZE, MADV_DONTNEED);
-		memset(mem, 0xaa, KPC_VMM_SIZE);
+		break;
+	case KPC_VMM_SINGLE:
+		kpc_vmm_guest(&g);
+		break;
+	case KPC_VMM_THREADED:
+		if (pthread_create(&t, NULL, kpc_vmm_vcpu_thread, &g))
+			_exit(125);
+		bad_msgs = kpc_vmm_serve(crd);
+		kpc_vmm_stop = 1;
+		pthread_join(t, NULL);
+		break;
 	}
-	kt_info("vmm %d: %llu passes over %llu pages, %llu pages wrong",
-		(int)getpid(), (unsigned long long)passes, KPC_VMM_PAGES,
-		(unsigned long long)bad);
+	kt_info("vmm %d: %llu passes over %llu pages, %llu pages wrong, %u messages wrong",
+		(int)getpid(), (unsigned long long)g.passes, KPC_VMM_PAGES,
+		(unsigned long long)g.bad, bad_msgs);
 	fflush(stdout);
-	_exit(bad || (guest && !passes) ? 1 : 0);
+	_exit(g.bad || bad_msgs || (g.vcpu && !g.passes) ? 1 : 0);
 }
 
-static void kpc_vmm_start(struct kpc_vmm *v, int nr_vms, bool guest)
+static void kpc_vmm_start(struct kpc_vmm *v, int nr_vms,
+			  enum kpc_vmm_kind kind)
 {
-	int pipefd[2], i;
+	int pipefd[2], ctl[2], rep[2], hnd[2], i;
 
 	memset(v, 0, sizeof(*v));
 	v->nr_vms = nr_vms;
-	KT_ASSERT(!pipe(pipefd), "pipe");
+	KT_ASSERT(!pipe(pipefd) && !pipe(ctl) && !pipe(rep) && !pipe(hnd),
+		  "pipe");
 	fflush(stdout);
 	v->pid = fork();
 	KT_ASSERT(v->pid >= 0, "fork");
 	if (!v->pid) {
 		close(pipefd[0]);
-		kpc_vmm_child(nr_vms, guest, pipefd[1]);
+		close(ctl[1]);
+		close(rep[0]);
+		close(hnd[1]);
+		kpc_vmm_rep = rep[1];
+		kpc_vmm_hnd = hnd[0];
+		kpc_vmm_child(nr_vms, kind, pipefd[1], ctl[0]);
 	}
 	close(pipefd[1]);
+	close(ctl[0]);
+	close(rep[1]);
+	close(hnd[0]);
+	v->ctl = ctl[1];
+	v->rep = rep[0];
+	v->hnd = hnd[1];
 	KT_ASSERT(read(pipefd[0], v->fd, sizeof(v->fd)) == sizeof(v->fd),
 		  "the VMM child started");
 	close(pipefd[0]);
@@ -529,7 +712,51 @@ static bool kpc_vmm_stop_wait(struct kpc_vmm *v)
 	kill(v->pid, SIGTERM);
 	if (waitpid(v->pid, &st, 0) != v->pid)
 		return false;
+	close(v->ctl);
+	close(v->rep);
+	close(v->hnd);
 	return WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* The next reply of @v's main thread (at most KPC_WAIT_S s). */
+static bool kpc_vmm_reply(struct kpc_vmm *v, struct kpc_reply *r)
+{
+	struct pollfd p = { .fd = v->rep, .events = POLLIN };
+
+	return poll(&p, 1, KPC_WAIT_S * 1000) == 1 &&
+	       read(v->rep, r, sizeof(*r)) == sizeof(*r);
+}
+
+/* Send @v's main thread message @tag; its answer in *@r. */
+static bool kpc_vmm_ask(struct kpc_vmm *v, char tag, struct kpc_reply *r)
+{
+	struct kpc_msg m = { .seq = v->seq, .tag = tag };
+
+	snprintf(m.data, sizeof(m.data), "message %u", v->seq);
+	v->seq++;
+	return write(v->ctl, &m, sizeof(m)) == sizeof(m) &&
+	       kpc_vmm_reply(v, r) && r->seq == m.seq && r->tag == tag &&
+	       r->got == sizeof(m) && !r->bad;
+}
+
+/*
+ * Thread @tid of @v is asleep in syscall @nr (as /proc says); waits up
+ * to 10 s for it to get there.
+ */
+static bool kpc_vmm_in_syscall(const struct kpc_vmm *v, pid_t tid, long nr)
+{
+	char path[96], line[256];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)v->pid,
+		 (int)tid);
+	for (i = 0; i < 1000; i++) {
+		if (!ktsys_read_line(path, line, sizeof(line)) &&
+		    strtol(line, NULL, 10) == nr)
+			return true;
+		usleep(10000);
+	}
+	return false;
 }
 
 /* A counter of VM @i of @v, from its debugfs directory; -1 if unread. */
@@ -590,11 +817,21 @@ static void kpc_expect_set(int want, const char *const *args,
 		  what, got, pol);
 }
 
+/* The VMM's main thread still answers, each message whole. */
+static void kpc_vmm_alive(struct kpc_vmm *v, const char *what)
+{
+	struct kpc_reply r = { 0 };
+
+	KT_EXPECT(kpc_vmm_ask(v, 'P', &r),
+		  "%s: the VMM's main thread answers (read %d bytes, %u wrong)",
+		  what, r.got, r.bad);
+}
+
 /*
  * The switches of a running guest: the policy changes, the counters
  * follow, the fields not given keep their values.
  */
-static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
+static void kpc_test_set_switch(struct kpc_vmm *v, const char *pid)
 {
 	const long n = KPC_VMM_PAGES, w = 16;
 	long pf = 0, mapped, pf0, mapped0;
@@ -607,6 +844,7 @@ static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
 		       "none nr_pages=8 gup=fast",
 		       "none nr_pages=8 gup=fast (was " KPC_START ")",
 		       "set --pid none");
+	kpc_vmm_alive(v, "set --pid none");
 	/* A window that began before the switch may still be mapping. */
 	kpc_vmm_wait(v, n, &pf, &mapped);
 	pf0 = pf;
@@ -619,6 +857,7 @@ static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
 		       v, 0, "auto nr_pages=16 gup=fast",
 		       "auto nr_pages=16 gup=fast (was none nr_pages=8 gup=fast)",
 		       "set --pid auto --nr-pages 16");
+	kpc_vmm_alive(v, "set --pid auto --nr-pages 16");
 	kpc_vmm_wait(v, 2 * n / w, &pf, &mapped);
 	pf0 = pf;
 	mapped0 = mapped;
@@ -632,6 +871,7 @@ static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
 	kpc_expect_set(0, KPC("set", "--pid", pid, "auto", "--gup",
 			      "nofault"), v, 0, "auto nr_pages=16 gup=nofault",
 		       NULL, "set --pid auto --gup nofault");
+	kpc_vmm_alive(v, "set --pid auto --gup nofault");
 	/* 0 is the default window, prefetch_nr_pages (0 reads back as 1). */
 	kpc_param(KTSYS_P_NR_PAGES, nr, sizeof(nr));
 	snprintf(pol, sizeof(pol), "none nr_pages=%s gup=nofault",
@@ -644,6 +884,7 @@ static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
 			      "--nr-pages", "16", "--gup", "fast"), v, 0,
 		       "auto nr_pages=16 gup=fast", NULL,
 		       "set --pid --fd with all fields");
+	kpc_vmm_alive(v, "set --pid --fd with all fields");
 	pf0 = pf;
 	KT_EXPECT(kpc_vmm_wait(v, n / w, &pf, &mapped),
 		  "the guest runs on after the switches (%ld more faults)",
@@ -651,12 +892,13 @@ static void kpc_test_set_switch(const struct kpc_vmm *v, const char *pid)
 }
 
 /* What "set" refuses, each time leaving the VM's policy as it was. */
-static void kpc_test_set_refused(const struct kpc_vmm *v, const char *pid)
+static void kpc_test_set_refused(struct kpc_vmm *v, const char *pid)
 {
-	const char *pol = "auto nr_pages=16 gup=fast";
-	char self[24], gone[24], got[64];
+	char self[24], gone[24], got[64], pol[64];
 	pid_t dead;
 	int rc;
+
+	kpc_vmm_policy(v, 0, pol, sizeof(pol));
 
 	kpc_expect_set(7, KPC("set", "--pid", pid, "nosuch"), v, 0, pol,
 		       "unknown policy 'nosuch' (ENOENT)",
@@ -711,7 +953,7 @@ static void kpc_test_set_two(void)
 	char pid[24], fd1[24], want[128], got[64];
 	struct kpc_vmm v;
 
-	kpc_vmm_start(&v, 2, false);
+	kpc_vmm_start(&v, 2, KPC_VMM_IDLE);
 	snprintf(pid, sizeof(pid), "%d", (int)v.pid);
 	snprintf(fd1, sizeof(fd1), "%d", v.fd[1]);
 	snprintf(want, sizeof(want), "has 2 VMs, on fds %d, %d: choose one with --fd",
@@ -727,12 +969,182 @@ static void kpc_test_set_two(void)
 	KT_EXPECT(kpc_vmm_stop_wait(&v), "the two-VM child exits");
 }
 
+/* A kprobe event on kvm_prefetch_vm_ioctl() that counts thread @tid's calls. */
+#define KPC_KPROBE	"kprobes/kpc_vm_ioctl"
+
+static bool kpc_kprobe_begin(pid_t tid)
+{
+	char filter[64];
+
+	snprintf(filter, sizeof(filter), "common_pid == %d", (int)tid);
+	if (ktsys_kprobe_add(KPC_KPROBE, "kvm_prefetch_vm_ioctl", filter))
+		return false;
+	if (!ktsys_trace_begin(KPC_KPROBE))
+		return true;
+	ktsys_kprobe_del(KPC_KPROBE);
+	return false;
+}
+
+static long kpc_kprobe_end(void)
+{
+	long n = ktsys_trace_end(KPC_KPROBE);
+
+	ktsys_kprobe_del(KPC_KPROBE);
+	return n;
+}
+
+/*
+ * "set" stops the VMM's main thread inside SIGUSR1's handler, itself
+ * asleep in read(2): the handler's read and then the main thread's own
+ * must each return what was sent.
+ */
+static void kpc_test_set_in_handler(struct kpc_vmm *v, const char *pid)
+{
+	struct kpc_reply r;
+	char z = 'z';
+
+	KT_ASSERT(!kill(v->pid, SIGUSR1), "SIGUSR1 to the VMM");
+	KT_ASSERT(kpc_vmm_reply(v, &r) && r.tag == 'h',
+		  "the VMM's main thread is in its SIGUSR1 handler");
+	KT_EXPECT(kpc_vmm_in_syscall(v, v->pid, SYS_read),
+		  "the handler sleeps in read(2)");
+	kpc_expect_set(0, KPC("set", "--pid", pid, "auto", "--nr-pages", "8"),
+		       v, 0, "auto nr_pages=8 gup=fast", NULL,
+		       "set --pid with the VMM in a signal handler");
+	KT_ASSERT(write(v->hnd, &z, 1) == 1, "wake the handler");
+	KT_EXPECT(kpc_vmm_reply(v, &r) && r.tag == 'H' && r.got == 1 &&
+		  r.hbyte == 'z' && r.usr1_count == 1,
+		  "the handler's read(2) returned %d '%c' after set (want 1 'z'), handler ran %u time(s)",
+		  r.got, r.hbyte, r.usr1_count);
+	kpc_vmm_alive(v, "set --pid in a signal handler");
+}
+
+/*
+ * Queued signals sent to the VMM while "set" holds its main thread are
+ * all handled: none is lost.
+ */
+static void kpc_test_set_signals(struct kpc_vmm *v, const char *pid)
+{
+	const int sets = 6;
+	int pipefd[2], sent = 0, i, st;
+	uint64_t end;
+	struct kpc_reply r = { 0 };
+	pid_t sender;
+
+	KT_ASSERT(!pipe(pipefd), "pipe");
+	fflush(stdout);
+	sender = fork();
+	KT_ASSERT(sender >= 0, "fork");
+	if (!sender) {
+		union sigval val = { .sival_int = 0 };
+		uint64_t stop = kt_now_ns() + 4000000000ULL;
+
+		close(pipefd[0]);
+		while (kt_now_ns() < stop) {
+			if (!sigqueue(v->pid, SIGRTMIN, val))
+				sent++;
+			usleep(300);
+		}
+		_exit(write(pipefd[1], &sent, sizeof(sent)) == sizeof(sent) ?
+		      0 : 1);
+	}
+	close(pipefd[1]);
+	for (i = 0; i < sets; i++)
+		kpc_expect_set(0, KPC("set", "--pid", pid,
+				      i & 1 ? "auto" : "none"), v, 0,
+			       i & 1 ? "auto nr_pages=8 gup=fast" :
+				       "none nr_pages=8 gup=fast", NULL,
+			       "set --pid while SIGRTMIN arrives");
+	KT_ASSERT(read(pipefd[0], &sent, sizeof(sent)) == sizeof(sent) &&
+		  waitpid(sender, &st, 0) == sender, "the sender finished");
+	close(pipefd[0]);
+	end = kt_now_ns() + 10000000000ULL;
+	do {
+		if (!kpc_vmm_ask(v, 'Q', &r))
+			break;
+	} while ((int)r.rt_count < sent && kt_now_ns() < end &&
+		 !usleep(10000));
+	KT_EXPECT(sent > 100 && (int)r.rt_count == sent,
+		  "the VMM handled %u of the %d SIGRTMIN sent during %d sets",
+		  r.rt_count, sent, sets);
+}
+
+/* A VMM whose only thread runs the vCPU: "set" stops it in KVM_RUN. */
+static void kpc_test_set_single(void)
+{
+	const long n = KPC_VMM_PAGES;
+	long pf = 0, mapped, pf0;
+	char pid[24], path[64], line[256] = "";
+	struct kpc_vmm v;
+
+	kpc_vmm_start(&v, 1, KPC_VMM_SINGLE);
+	snprintf(pid, sizeof(pid), "%d", (int)v.pid);
+	KT_ASSERT(kpc_vmm_wait(&v, n / 8, &pf, &mapped),
+		  "the one-thread VMM's guest runs (pf_taken %ld)", pf);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)v.pid);
+	KT_EXPECT(!ktsys_read_line(path, line, sizeof(line)) &&
+		  (!strncmp(line, "running", 7) ||
+		   strtol(line, NULL, 10) == SYS_ioctl),
+		  "its only thread runs the guest, or sleeps in KVM_RUN: '%s'",
+		  line);
+	kpc_expect_set(0, KPC("set", "--pid", pid, "none"), &v, 0,
+		       "none nr_pages=8 gup=fast", NULL,
+		       "set --pid of a VMM whose only thread is in KVM_RUN");
+	pf0 = pf;
+	KT_EXPECT(kpc_vmm_wait(&v, n, &pf, &mapped),
+		  "its guest runs on (%ld more faults)", pf - pf0);
+	kpc_expect_set(0, KPC("set", "--pid", pid, "auto", "--nr-pages", "16"),
+		       &v, 0, "auto nr_pages=16 gup=fast", NULL,
+		       "set --pid of it again");
+	pf0 = pf;
+	KT_EXPECT(kpc_vmm_wait(&v, n / 16, &pf, &mapped),
+		  "its guest runs on (%ld more faults)", pf - pf0);
+	KT_EXPECT(kpc_vmm_stop_wait(&v),
+		  "the one-thread VMM's guest ran until stopped, every page right");
+}
+
+/*
+ * A VMM whose seccomp filter would kill it for the ioctl: "set" refuses
+ * (exit 1) and the VMM lives on with its policy; one whose filter fails
+ * the ioctl: "set" reports EPERM.
+ */
+static void kpc_test_set_seccomp(void)
+{
+	static const struct {
+		enum kpc_vmm_kind kind;
+		const char *msg, *what;
+	} c[] = {
+		{ KPC_VMM_SECCOMP_KILL, "seccomp filter",
+		  "a VMM whose seccomp filter kills on the ioctl" },
+		{ KPC_VMM_SECCOMP_ERRNO, "Operation not permitted",
+		  "a VMM whose seccomp filter fails the ioctl with EPERM" },
+	};
+	char pid[24];
+	struct kpc_vmm v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		kpc_vmm_start(&v, 1, c[i].kind);
+		snprintf(pid, sizeof(pid), "%d", (int)v.pid);
+		/* The filter is in place once the thread sleeps in pause(). */
+		KT_EXPECT(kpc_vmm_in_syscall(&v, v.pid, SYS_pause),
+			  "%s: it waits in pause()", c[i].what);
+		kpc_expect_set(1, KPC("set", "--pid", pid, "none"), &v, 0,
+			       KPC_START, c[i].msg, c[i].what);
+		KT_EXPECT(waitpid(v.pid, NULL, WNOHANG) == 0,
+			  "%s: it is still running", c[i].what);
+		KT_EXPECT(kpc_vmm_stop_wait(&v), "%s: it exits 0", c[i].what);
+	}
+}
+
 static void kpc_test_set_pid(void)
 {
 	char pid[24], line[128];
 	struct kpc_vmm v;
+	bool probe;
+	long calls;
 
-	kpc_vmm_start(&v, 1, true);
+	kpc_vmm_start(&v, 1, KPC_VMM_THREADED);
 	snprintf(pid, sizeof(pid), "%d", (int)v.pid);
 
 	kpc_expect(0, KPC("vms"), "vms with another process's VM");
@@ -742,11 +1154,29 @@ static void kpc_test_set_pid(void)
 		  "vms names the VM's process, pid %d and comm %s: %s",
 		  (int)v.pid, KPC_VMM_COMM, kpc_out);
 
+	kpc_vmm_alive(&v, "before set");
+	KT_EXPECT(kpc_vmm_in_syscall(&v, v.pid, SYS_read),
+		  "the VMM's main thread sleeps in read(2)");
+	/* Five switches: each a GET, a SET and a GET by the VMM's main thread. */
+	probe = kpc_kprobe_begin(v.pid);
 	kpc_test_set_switch(&v, pid);
+	if (probe) {
+		calls = kpc_kprobe_end();
+		KT_EXPECT(calls == 15,
+			  "kvm_prefetch_vm_ioctl() ran %ld times in the VMM's main thread (want 15: the VMM set up the policy's state)",
+			  calls);
+	} else {
+		kt_info("no kprobe on kvm_prefetch_vm_ioctl: not counting");
+	}
+	kpc_test_set_in_handler(&v, pid);
+	kpc_test_set_signals(&v, pid);
 	kpc_test_set_refused(&v, pid);
+	kpc_vmm_alive(&v, "after the refused sets");
 	KT_EXPECT(kpc_vmm_stop_wait(&v),
-		  "the guest ran until stopped, every page right");
+		  "the guest ran until stopped, every page right, every message whole");
+	kpc_test_set_single();
 	kpc_test_set_two();
+	kpc_test_set_seccomp();
 }
 
 /* ---- the exit codes ------------------------------------------------- */
