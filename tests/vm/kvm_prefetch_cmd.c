@@ -1137,6 +1137,25 @@ static void kpc_test_set_seccomp(void)
 	}
 }
 
+/*
+ * The policy's init() runs in the VMM, so its per-VM state is charged to
+ * the VMM's memory cgroup: testpol records the thread group of its init().
+ */
+static void kpc_test_set_charged(struct kpc_vmm *v, const char *pid)
+{
+	long tgid = -1;
+
+	kpc_expect(0, KPC("set", "--pid", pid, "testpol", "--nr-pages", "8"),
+		   "set --pid testpol");
+	ktsys_read_long("/sys/module/kvm_prefetch_testpol/parameters/init_tgid",
+			&tgid);
+	KT_EXPECT(tgid == v->pid,
+		  "testpol's init() ran in the VMM (thread group %ld, VMM %d, this tool %d)",
+		  tgid, (int)v->pid, (int)getpid());
+	kpc_expect(0, KPC("set", "--pid", pid, "auto", "--nr-pages", "8"),
+		   "set --pid auto 8 again");
+}
+
 static void kpc_test_set_pid(void)
 {
 	char pid[24], line[128];
@@ -1168,6 +1187,7 @@ static void kpc_test_set_pid(void)
 	} else {
 		kt_info("no kprobe on kvm_prefetch_vm_ioctl: not counting");
 	}
+	kpc_test_set_charged(&v, pid);
 	kpc_test_set_in_handler(&v, pid);
 	kpc_test_set_signals(&v, pid);
 	kpc_test_set_refused(&v, pid);

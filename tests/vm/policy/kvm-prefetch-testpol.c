@@ -9,6 +9,9 @@
  * or around the fault.  It counts the VMs using it in a parameter, so
  * tests can check init/release balance.
  *
+ * init_tgid is the thread group of the last init(): the process that
+ * selected the policy, whose memory cgroup the state is charged to.
+ *
  * With init_fail_ms=N its init registers the policy, sleeps N ms,
  * unregisters it and fails: the window in which the policy is listed but
  * its module is still coming, for the registry's race test.
@@ -19,6 +22,7 @@
 #include <linux/delay.h>
 #include <linux/kvm_prefetch.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 
 static atomic_t testpol_users = ATOMIC_INIT(0);
 
@@ -65,8 +69,13 @@ static bool testpol_window(const struct kvm_prefetch_state *st,
 	return true;
 }
 
+static int init_tgid;
+module_param(init_tgid, int, 0444);
+MODULE_PARM_DESC(init_tgid, "Thread group that ran the last init()");
+
 static int testpol_init(struct kvm_prefetch_state *st)
 {
+	WRITE_ONCE(init_tgid, task_tgid_nr(current));
 	atomic_inc(&testpol_users);
 	return 0;
 }
