@@ -40,8 +40,10 @@ arm64-kernel: arm64-deps
 # Policy modules, unchanged, as external modules of the arm64 build (KVM
 # is built in: its exports are vmlinux's).  Copied first, as for x86, so
 # the build leaves no objects in kvm-policy/.
-ARM64_POLICY_DIRS := kvm-policy/adaptive
-ARM64_MODULES = $(foreach d,$(ARM64_POLICY_DIRS),$(ARM64_OUT)/policy/$(notdir $(d))/kvm-prefetch-$(notdir $(d)).ko)
+# tests/vm/policy holds the hostile policy of prefetch_fuzz, fuzzpol.
+ARM64_POLICY_DIRS := kvm-policy/adaptive tests/vm/policy
+ARM64_MODULES = $(ARM64_OUT)/policy/adaptive/kvm-prefetch-adaptive.ko \
+	$(ARM64_OUT)/policy/policy/kvm-prefetch-fuzzpol.ko
 
 arm64-policy-modules: arm64-kernel
 	@for d in $(ARM64_POLICY_DIRS); do \
