@@ -353,16 +353,17 @@ static void prefetch_vm_get(struct kvm *kvm, struct kvm_prefetch_policy *p,
 			    char *ejected, size_t size)
 {
 	const struct kvm_prefetch_state *st;
+	bool out;
 
 	memset(p, 0, sizeof(*p));
 	rcu_read_lock();
 	st = rcu_dereference(kvm->prefetch);
 	/* An ejected policy is not the VM's any more: none is. */
-	strscpy(p->name, READ_ONCE(st->ejected) ? KVM_PREFETCH_FALLBACK :
-			 st->ops->name, sizeof(p->name));
+	out = READ_ONCE(st->ejected);
+	strscpy(p->name, out ? KVM_PREFETCH_FALLBACK : st->ops->name,
+		sizeof(p->name));
 	if (ejected)
-		strscpy(ejected, READ_ONCE(st->ejected) ? st->ops->name : "",
-			size);
+		strscpy(ejected, out ? st->ops->name : "", size);
 	p->nr_pages = st->nr_pages;
 	p->gup = st->gup;
 	rcu_read_unlock();

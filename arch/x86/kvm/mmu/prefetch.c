@@ -172,8 +172,9 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
  * The minimum is one 2 MiB block of 4 KiB pages: a window of up to 2 MiB
  * (a restore's chunk) is mapped whole whatever the timing of interrupts.
  * The maximum bounds the exit where nothing reports a waiter, e.g. a
- * memslot being created, to 16384 pages examined (each at most one GUP,
- * one walk and one SPTE), a sixteenth of the largest window.  The rest of
+ * memslot being created, to 16384 pages examined (each one step of a
+ * walk and at most one SPTE; a huge leaf, charged once, also the at most
+ * 64 pages the batch got for it), a sixteenth of the largest window.  The rest of
  * a window is left to the guest's next fault there, which opens the next
  * window.
  */
