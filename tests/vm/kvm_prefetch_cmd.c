@@ -1144,9 +1144,17 @@ static void kpc_test_set_seccomp(void)
 static void kpc_test_set_charged(struct kpc_vmm *v, const char *pid)
 {
 	long tgid = -1;
+	int rc;
 
-	kpc_expect(0, KPC("set", "--pid", pid, "testpol", "--nr-pages", "8"),
-		   "set --pid testpol");
+	/* The package's modules (deb-test) come without the test policy. */
+	rc = kpc_run(false, KPC("set", "--pid", pid, "testpol", "--nr-pages",
+				"8"));
+	if (rc == 7) {
+		kt_skip("no testpol policy module here: where init() runs is not checked");
+		return;
+	}
+	KT_EXPECT(rc == 0, "set --pid testpol: exit %d, want 0 (%s)", rc,
+		  kpc_err);
 	ktsys_read_long("/sys/module/kvm_prefetch_testpol/parameters/init_tgid",
 			&tgid);
 	KT_EXPECT(tgid == v->pid,
