@@ -42,7 +42,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +63,6 @@
 #define SIZE		(NR_BLOCKS * BLOCK)
 #define NR_PAGES	(SIZE / KT_PAGE_SIZE)
 #define MAX_ACCESS	32
-#define THP_PATH	"/sys/kernel/mm/transparent_hugepage/enabled"
 #define DEFAULT_SEED	20261203u
 #define DEFAULT_CASES	24
 
@@ -226,20 +224,6 @@ static char *make_memory(const struct dcase *c, char **rawp, pid_t *child,
 		*pipe_wr = pfd[1];
 	}
 	return mem;
-}
-
-/* /proc/self/pagemap of the case's memory: present bit and pfn. */
-static void pagemap(const char *mem, uint64_t *out)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	ssize_t n;
-
-	KT_ASSERT(fd >= 0, "pagemap: %s", strerror(errno));
-	n = pread(fd, out, NR_PAGES * sizeof(*out),
-		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
-	close(fd);
-	KT_ASSERT(n == (ssize_t)(NR_PAGES * sizeof(*out)), "pagemap read: %zd",
-		  n);
 }
 
 /* Did a page come or go, or change its pfn (flags like soft-dirty aside)? */
@@ -462,10 +446,10 @@ static void one_case(int idx, bool huge, struct totals *t)
 	for (attempt = 0; attempt < 2; attempt++) {
 		bool last = attempt == 1;
 
-		pagemap(mem, pm_before);
+		ktsys_pagemap(mem, NR_PAGES, pm_before);
 		run_case(&c, mem, "batch", &lb);
 		run_case(&c, mem, "fault", &lf);
-		pagemap(mem, pm_after);
+		ktsys_pagemap(mem, NR_PAGES, pm_after);
 		moved = pages_moved(pm_before, pm_after);
 		diff = compare(&lb, &lf, last && !moved);
 		hb = against_host(&lb, pm_after, "batch", last && !moved);
@@ -505,24 +489,12 @@ static void one_case(int idx, bool huge, struct totals *t)
 	munmap(raw, SIZE + BLOCK);
 }
 
-static unsigned long cmdline_opt(const char *name, unsigned long def)
-{
-	char line[4096], key[64], *p;
-
-	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
-		return def;
-	snprintf(key, sizeof(key), "kp.diff.%s=", name);
-	p = strstr(line, key);
-	return p ? strtoul(p + strlen(key), NULL, 0) : def;
-}
-
 int main(void)
 {
 	unsigned long seed, cases, i;
 	struct totals t = { 0 };
-	char engine[16], thp[64], *thp_was = NULL;
+	char engine[16], thp_was[64];
 	bool huge;
-	cpu_set_t cpus;
 
 	ktsys_start_ours(1800);
 	kt_require_kvm();
@@ -530,21 +502,13 @@ int main(void)
 		kt_skip("no tracefs");
 		return kt_exit();
 	}
-	/* One CPU: the trace's per-CPU buffers then hold one ordered stream. */
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
-		  "sched_setaffinity: %s", strerror(errno));
+	ktsys_pin_cpu0();
 	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
 		  "read prefetch_engine");
-	seed = cmdline_opt("seed", DEFAULT_SEED);
-	cases = cmdline_opt("cases", DEFAULT_CASES);
-	/* THP for the MADV_HUGEPAGE blocks (the test VM boots with never). */
-	if (!ktsys_read_line(THP_PATH, thp, sizeof(thp)) && strchr(thp, '[')) {
-		thp_was = strchr(thp, '[') + 1;
-		*strchr(thp_was, ']') = '\0';
-	}
-	huge = thp_was && !ktsys_write(THP_PATH, "madvise");
+	seed = ktsys_cmdline_ulong("kp.diff.seed", DEFAULT_SEED);
+	cases = ktsys_cmdline_ulong("kp.diff.cases", DEFAULT_CASES);
+	/* THP for the MADV_HUGEPAGE blocks. */
+	huge = ktsys_thp_madvise(thp_was, sizeof(thp_was));
 	kt_info("seed %lu, %lu cases, THP %s", seed, cases,
 		huge ? "madvise" : "unavailable");
 	rnd_state = (unsigned int)seed;
@@ -560,7 +524,7 @@ int main(void)
 		KT_EXPECT(t.huge_prefetched > 0,
 			  "some case compared a prefetched 2 MiB leaf (%ld)",
 			  t.huge_prefetched);
-		ktsys_write(THP_PATH, thp_was);
+		ktsys_thp_restore(thp_was);
 	}
 	set_engine(engine);
 	return kt_exit();

@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +53,6 @@
 #define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
 #define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
 #define DEFAULT_PATH	"/sys/module/kvm/parameters/prefetch_policy"
-#define THP_PATH	"/sys/kernel/mm/transparent_hugepage/enabled"
 #define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
 #define SLOT		1
 #define GPA		0x40000000ULL		/* 1 GiB, 2 MiB aligned */
@@ -189,18 +187,6 @@ static void read_trace(struct leaves *l)
 		buf[have] = '\0';
 		trace_line(l, buf);
 	}
-}
-
-static void pagemap(const char *mem, uint32_t np, uint64_t *out)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	ssize_t n;
-
-	KT_ASSERT(fd >= 0, "pagemap: %s", strerror(errno));
-	n = pread(fd, out, np * sizeof(*out),
-		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
-	close(fd);
-	KT_ASSERT(n == (ssize_t)(np * sizeof(*out)), "pagemap read: %zd", n);
 }
 
 /* ---- running a case -------------------------------------------------- */
@@ -342,7 +328,7 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 	trace_record(false);
 	read_trace(&l);
 	tot.ns_trace += kt_now_ns() - t2;
-	pagemap(mem, c.np, pm);
+	ktsys_pagemap(mem, c.np, pm);
 	ej1 = kt_vcpu_stat_get(r->vcpu, "prefetch_ejected");
 	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "calls", &calls), "read calls");
 	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "bad_prefill", &prefill),
@@ -455,17 +441,6 @@ static void default_cases(void)
 	KT_ASSERT(!ktsys_write(DEFAULT_PATH, old), "default %s", old);
 }
 
-static unsigned long cmdline_opt(const char *name, unsigned long def)
-{
-	char line[4096], key[64], *p;
-
-	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
-		return def;
-	snprintf(key, sizeof(key), "kp.fuzz.%s=", name);
-	p = strstr(line, key);
-	return p ? strtoul(p + strlen(key), NULL, 0) : def;
-}
-
 static char *thp_memory(void)
 {
 	char *raw = mmap(NULL, 2 * MAXP * KT_PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -483,10 +458,9 @@ static char *thp_memory(void)
 int main(void)
 {
 	unsigned long seed, cases, i, failed = 0;
-	char thp[64], *thp_was = NULL;
+	char thp_was[64];
 	uint64_t t0 = kt_now_ns();
 	struct rig r = { 0 };
-	cpu_set_t cpus;
 	char engine[16];
 	long users;
 
@@ -496,22 +470,14 @@ int main(void)
 		kt_skip("no tracefs");
 		return kt_exit();
 	}
-	/* One CPU: the trace's per-CPU buffers then hold one ordered stream. */
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
-		  "sched_setaffinity: %s", strerror(errno));
+	ktsys_pin_cpu0();
 	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
 		  "read prefetch_engine");
-	seed = cmdline_opt("seed", DEFAULT_SEED);
-	cases = cmdline_opt("cases", DEFAULT_CASES);
-	verbose = cmdline_opt("verbose", 0);
+	seed = ktsys_cmdline_ulong("kp.fuzz.seed", DEFAULT_SEED);
+	cases = ktsys_cmdline_ulong("kp.fuzz.cases", DEFAULT_CASES);
+	verbose = ktsys_cmdline_ulong("kp.fuzz.verbose", 0);
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
-	if (!ktsys_read_line(THP_PATH, thp, sizeof(thp)) && strchr(thp, '[')) {
-		thp_was = strchr(thp, '[') + 1;
-		*strchr(thp_was, ']') = '\0';
-	}
-	r.thp = thp_was && !ktsys_write(THP_PATH, "madvise");
+	r.thp = ktsys_thp_madvise(thp_was, sizeof(thp_was));
 	r.mem4k = kt_populated(MAXP * KT_PAGE_SIZE, GPA);
 	r.memthp = r.thp ? thp_memory() : NULL;
 
@@ -565,6 +531,6 @@ int main(void)
 	KT_EXPECT(system("rmmod kvm_prefetch_fuzzpol") == 0,
 		  "the policy module unloads");
 	if (r.thp)
-		ktsys_write(THP_PATH, thp_was);
+		ktsys_thp_restore(thp_was);
 	return kt_exit();
 }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -510,4 +511,60 @@ int ktsys_kprobe_del(const char *event)
 
 	snprintf(line, sizeof(line), "-:%s\n", event);
 	return ktsys_kprobe_write(line);
+}
+
+/* ---- the random tests' plumbing ------------------------------------- */
+
+#define KTSYS_THP	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+unsigned long ktsys_cmdline_ulong(const char *key, unsigned long def)
+{
+	char line[4096], *p;
+	size_t len = strlen(key);
+
+	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
+		return def;
+	for (p = strstr(line, key); p; p = strstr(p + 1, key))
+		if ((p == line || p[-1] == ' ') && p[len] == '=')
+			return strtoul(p + len + 1, NULL, 0);
+	return def;
+}
+
+void ktsys_pagemap(const void *mem, uint64_t n, uint64_t *out)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t r;
+
+	KT_ASSERT(fd >= 0, "pagemap: %s", strerror(errno));
+	r = pread(fd, out, n * sizeof(*out),
+		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
+	close(fd);
+	KT_ASSERT(r == (ssize_t)(n * sizeof(*out)), "pagemap read: %zd", r);
+}
+
+void ktsys_pin_cpu0(void)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(cpus), &cpus),
+		  "sched_setaffinity: %s", strerror(errno));
+}
+
+bool ktsys_thp_madvise(char *was, size_t len)
+{
+	char mode[64], *b, *e;
+
+	if (ktsys_read_line(KTSYS_THP, mode, sizeof(mode)) ||
+	    !(b = strchr(mode, '[')) || !(e = strchr(b, ']')))
+		return false;
+	*e = '\0';
+	snprintf(was, len, "%s", b + 1);
+	return !ktsys_write(KTSYS_THP, "madvise");
+}
+
+void ktsys_thp_restore(const char *was)
+{
+	ktsys_write(KTSYS_THP, was);
 }

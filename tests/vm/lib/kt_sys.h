@@ -156,4 +156,29 @@ int ktsys_kprobe_add(const char *event, const char *symbol,
 		     const char *filter);
 int ktsys_kprobe_del(const char *event);
 
+/* ---- the random tests' plumbing ------------------------------------- */
+
+/*
+ * The number after "<@key>=" on the kernel command line (strtoul base 0,
+ * e.g. key "kp.fuzz.seed"), or @def if it is not there.
+ */
+unsigned long ktsys_cmdline_ulong(const char *key, unsigned long def);
+/*
+ * /proc/self/pagemap of @n pages from @mem into @out (present bit 63, pfn
+ * in bits 0-54); a failure is a FAIL that ends the program.
+ */
+void ktsys_pagemap(const void *mem, uint64_t n, uint64_t *out);
+/*
+ * Run on CPU 0 only, so that the trace's per-CPU buffers hold one ordered
+ * stream of what this thread's vCPU does; a failure ends the program.
+ */
+void ktsys_pin_cpu0(void);
+/*
+ * Set transparent hugepages to "madvise" (the test VM boots with never),
+ * keeping the mode it had in @was (@len bytes); false if there is no THP.
+ * ktsys_thp_restore(@was) puts it back.
+ */
+bool ktsys_thp_madvise(char *was, size_t len);
+void ktsys_thp_restore(const char *was);
+
 #endif /* KT_SYS_H */
