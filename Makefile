@@ -97,9 +97,13 @@ all: modules
 
 # qemu-plugin.h of the installed QEMU, for the instruction meter of
 # "make cost" (from Debian's qemu source package; see the script).
+# The test VM's outer emulator: Debian 13's current QEMU, unpacked into
+# build/qemu-current beside Debian 12's QEMU 7.2 (scripts/qemu-current.sh;
+# tests/vm/run-vm.sh, KP_OUTER=current|7.2, says how it is chosen).
 deps: kernel-deps
 	@scripts/deps.sh $(DEB_PKGS)
 	@scripts/qemu-plugin-header.sh $(TOP)/build/qemu-plugin
+	@scripts/qemu-current.sh $(TOP)/build/qemu-current qemu-system-x86 qemu-system-arm
 
 # The base's image, its headers and linux-source-$(KERNEL), all of the
 # version of the image $(IMG_PKG) boots, even while the archive serves a
