@@ -64,10 +64,14 @@ else
 	filter() { tr -d '\r'; }
 fi
 
-# Single-threaded TCG: with one host thread per vCPU (MTTCG) the guest
-# wedged in its int3 handler while kvm_amd.ko loaded and patched static
-# calls (cross-modifying code), twice in about forty runs.  One thread
-# runs both vCPUs in turn, and on this 2-core machine is also faster.
+# The outer emulator (KP_OUTER): "current", the default, is Debian 13's
+# QEMU unpacked by scripts/qemu-current.sh ("make deps") into
+# build/qemu-current; "7.2" is Debian 12's own /usr/bin one, kept for
+# comparison (and for the instruction meter of "make cost", whose plugin
+# is built against it).  KP_TCG: "multi" (the default: one host thread
+# per vCPU, so the test VM's vCPUs really run at the same time) or
+# "single" (one thread runs them in turn).  sysfs-docs/testing.rst has
+# the boots that chose these defaults.
 # The kernel runs with nokaslr so that the RIPs in a saved vCPU state
 # can be looked up in /proc/kallsyms of any boot of the same kernel
 # (Debian's System.map is a stub).  no_timer_check: on a host busy with
@@ -75,12 +79,26 @@ fi
 # seen too few ticks and panicked ("IO-APIC + timer doesn't work!");
 # QEMU's timer works, so the check only measures the host's load.
 # The monitor lets us dump the vCPUs' state if the guest stops talking.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+outer=${KP_OUTER:-current}
+tcg=${KP_TCG:-multi}
+case $outer in
+current) qemu=$top/build/qemu-current/bin/qemu-system-x86_64 ;;
+7.2) qemu=/usr/bin/qemu-system-x86_64 ;;
+*) echo "run-vm.sh: KP_OUTER=$outer: current or 7.2" >&2; exit 2 ;;
+esac
+case $tcg in
+single|multi) ;;
+*) echo "run-vm.sh: KP_TCG=$tcg: single or multi" >&2; exit 2 ;;
+esac
+[ -x "$qemu" ] || { echo "run-vm.sh: no $qemu (make deps fetches it)" >&2; exit 2; }
 port=$(( 40000 + $$ % 20000 ))
 : > "$log"
 # KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only; KP_MEM
 # (default 2G) is the test VM's memory (the QEMU rig, tests/qemu/, needs 3G).
 # shellcheck disable=SC2086
-qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m "${KP_MEM:-2G}" \
+echo "run-vm: outer $("$qemu" --version | head -1), tcg thread=$tcg, ${KP_SMP:-2} vCPUs" >> "$log"
+"$qemu" -machine q35 -accel "tcg,thread=$tcg" -cpu max -m "${KP_MEM:-2G}" \
 	-smp "${KP_SMP:-2}" ${KP_QEMU_ARGS:-} "${plugin[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet nokaslr no_timer_check kp.mode=$mode $append" \
@@ -98,18 +116,20 @@ tpid=$!
 # The APIC then holds a deliverable vector in IRR that nothing delivers:
 # a vCPU that halts with interrupts on stays halted (its one-shot timer
 # has expired and will not fire again) until another interrupt comes.
+# Debian 13's QEMU 10 lost none in the boots of sysfs-docs/testing.rst.
 # So after $wake_after seconds of console silence, look at every vCPU
 # every two seconds; one found twice, a second apart, halted with IF set
 # and a vector in IRR above its PPR's class (a state that cannot last on
-# a real CPU) gets a key press (an i8042 interrupt: the APIC is
-# evaluated again), at most three times in a row.  Each is logged ("run-vm: lost wake-up") and counted;
-# KP_WAKE_AFTER=0 turns the watchdog off.  It must act well within the
-# 21 s after which the test VM's kernel reports an RCU stall (a splat):
-# the timer's interrupt may be lost while the vCPU still runs a guest
-# for seconds before it halts.  After 10 s of silence, polled every 5 s,
-# one heal of 2026-12-04 came 22.6 s after the lost timer tick and the
-# test VM's kernel logged "rcu_preempt kthread timer wakeup didn't
-# happen for 5653 jiffies"; now a halted vCPU is seen within about 7 s.
+# a real CPU) is a lost wake-up: it is logged ("run-vm: lost wake-up")
+# and the run fails, on any outer QEMU.  KP_HEAL=1 (for runs on QEMU 7.2
+# that must finish, e.g. "make cost" and the comparison boots) heals it
+# instead with a key press (an i8042 interrupt: the APIC is evaluated
+# again), at most three times in a row, and counts it.  KP_WAKE_AFTER=0
+# turns the watchdog off.  It must act well within the 21 s after which
+# the test VM's kernel reports an RCU stall (a splat): the timer's
+# interrupt may be lost while the vCPU still runs a guest for seconds
+# before it halts; a halted vCPU is seen within about 7 s.
+heal=${KP_HEAL:-0}
 wake_after=${KP_WAKE_AFTER:-3}
 nr_cpus=${KP_SMP:-2}
 # One line per vCPU: index, HLT, IF, highest vector in IRR (-1: none), PPR.
@@ -186,6 +206,10 @@ while kill -0 $qpid 2>/dev/null; do
 				echo "run-vm: lost wake-up healed after $pokes key press(es)" >> "$log"
 			fi
 			pokes=0
+		elif [ "$heal" != 1 ]; then
+			wakeups=$((wakeups + 1))
+			echo "run-vm: lost wake-up: halted with an interrupt pending: $lost" >> "$log"
+			verdict="the outer QEMU lost a wake-up"
 		elif [ $pokes -lt 3 ]; then
 			[ $pokes -eq 0 ] && wakeups=$((wakeups + 1))
 			pokes=$((pokes + 1))
@@ -197,7 +221,9 @@ while kill -0 $qpid 2>/dev/null; do
 			fi
 		fi
 	fi
-	if [ $(( now - start )) -ge "$timeout" ]; then
+	if [ -n "$verdict" ]; then
+		:
+	elif [ $(( now - start )) -ge "$timeout" ]; then
 		verdict="timeout after $timeout s"
 	elif [ $(( now - last_change )) -ge "$stall" ]; then
 		verdict="no console output for $stall s"
@@ -219,7 +245,7 @@ wait $qpid 2>/dev/null
 qemu_rc=$?
 wait $tpid 2>/dev/null
 secs=$(( $(date +%s) - start ))
-if [ $wakeups -gt 0 ]; then
+if [ $wakeups -gt 0 ] && [ "$heal" = 1 ]; then
 	echo "run-vm: $wakeups lost wake-up(s) of the outer QEMU, $healed healed by a key press" | tee -a "$log"
 fi
 if [ -n "$verdict" ]; then
@@ -229,6 +255,7 @@ fi
 tr -d '\r' < "$log" > "$log.clean"
 awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" \
     -v wedged="$([ -n "$verdict" ] && echo 1 || echo 0)" -v retry="$retry" \
+    -v lost="$([ "$heal" = 1 ] && echo 0 || echo "$wakeups")" \
     -v need_tests="$([ "$mode" = test ] && echo 1 || echo 0)" '
 	/^PASS: / { pass++ }
 	/^FAIL: / { fail++; sfail++ }
@@ -251,6 +278,10 @@ awk -v splat="$SPLAT" -v benign="$BENIGN" -v qemu_rc="$qemu_rc" -v secs="$secs" 
 	/^@@COSTSYM / { next }
 	$0 ~ splat && $0 !~ benign { splats++; if (splats <= 20) print "splat: " $0 }
 	END {
+		if (lost) {
+			print "FAIL: the outer QEMU lost " lost " wake-up(s) (run-vm.sh, KP_HEAL)"
+			fail++
+		}
 		if (!done && wedged && retry && fail == 0 && !splats) {
 			print "run-vm: WEDGED: the guest stopped without a failed test; retrying once"
 			exit 3
