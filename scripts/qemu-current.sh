@@ -3,14 +3,21 @@
 #
 # A current QEMU for the test VM's outer emulator, next to (not instead
 # of) Debian 12's own QEMU 7.2, which stays installed as the L1 VMM the
-# QEMU rig tests.  Debian 13 (trixie) builds it; this machine's apt
-# sources are not touched:
+# QEMU rig tests.  Debian 13 (trixie) builds it, from its backports suite
+# by default: QEMU 10.2 made the vCPU thread's updates of
+# cs->interrupt_request atomic (cpu_set_interrupt()), and the plain
+# read-modify-write in helper_vmrun() that 7.2 and Debian 13's own 10.0
+# still have loses wake-ups of the test VM (sysfs-docs/testing.rst, "The
+# outer emulator").  QEMU_CURRENT_SUITE=trixie takes Debian 13's 10.0
+# instead, for comparison.  This machine's apt sources are not touched:
 #
 #  - apt runs with a private source list (trixie, trixie-updates,
-#    trixie-security, signed by the trixie keys Debian 12's
-#    debian-archive-keyring already holds), a private state directory and
-#    an empty dpkg status, so it resolves the whole dependency closure of
-#    the packages asked for, C library included, and only downloads it;
+#    trixie-security, trixie-backports, signed by the trixie keys Debian
+#    12's debian-archive-keyring already holds), a private state directory
+#    and an empty dpkg status, so it resolves the whole dependency closure
+#    of the packages asked for (from the suite asked for where it has
+#    them, from trixie otherwise), C library included, and only downloads
+#    it;
 #  - every .deb is unpacked (dpkg-deb -x, no maintainer scripts) into
 #    DIR/root;
 #  - DIR/bin/qemu-system-* start the binaries through that root's own
@@ -31,12 +38,14 @@ shift
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 pkgs=("${@:-qemu-system-x86}")
+suite=${QEMU_CURRENT_SUITE:-trixie-backports}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 if [ -z "${QEMU_CURRENT_REFRESH:-}" ] && [ -x "$dir/bin/qemu-system-x86_64" ] &&
-   [ "$(sed -n 's/^packages: //p' "$dir/version" 2>/dev/null)" = "${pkgs[*]}" ]; then
+   [ "$(sed -n 's/^packages: //p' "$dir/version" 2>/dev/null)" = "${pkgs[*]}" ] &&
+   [ "$(sed -n 's/^suite: //p' "$dir/version" 2>/dev/null)" = "$suite" ]; then
 	exit 0
 fi
 
@@ -48,6 +57,7 @@ mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir/root" 
 	echo "deb [signed-by=$keyring] $mirror trixie main"
 	echo "deb [signed-by=$keyring] $mirror trixie-updates main"
 	echo "deb [signed-by=$keyring] $security trixie-security main"
+	echo "deb [signed-by=$keyring] $mirror trixie-backports main"
 } > "$apt_dir/sources.list"
 apt_opts=(-qq -o "Dir::State::Lists=$apt_dir/lists"
 	-o "Dir::State::status=$apt_dir/status"
@@ -55,9 +65,9 @@ apt_opts=(-qq -o "Dir::State::Lists=$apt_dir/lists"
 	-o "Dir::Cache=$apt_dir/cache" -o APT::Architecture=amd64
 	-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 
-echo "qemu-current: resolving ${pkgs[*]} in Debian 13 (trixie)"
+echo "qemu-current: resolving ${pkgs[*]} in Debian 13 ($suite)"
 apt-get "${apt_opts[@]}" update
-apt-get "${apt_opts[@]}" install -y --download-only --no-install-recommends \
+apt-get "${apt_opts[@]}" install -y --download-only --no-install-recommends -t "$suite" \
 	"${pkgs[@]}" > /dev/null
 for deb in "$apt_dir"/cache/archives/*.deb; do
 	dpkg-deb -x "$deb" "$dir/root"
@@ -93,8 +103,9 @@ ver=$(dpkg-deb -f "$(ls "$apt_dir"/cache/archives/"${pkgs[0]}"_*.deb)" Version)
 }
 {
 	echo "packages: ${pkgs[*]}"
+	echo "suite: $suite"
 	echo "version: $ver"
 } > "$dir/version"
 # The .debs are not needed once unpacked.
 rm -rf "$apt_dir/cache"
-echo "qemu-current: ${pkgs[*]} $ver in $dir"
+echo "qemu-current: ${pkgs[*]} $ver ($suite) in $dir"
