@@ -8,10 +8,13 @@
 # Usage: deps.sh <package>...
 
 set -eo pipefail
+# One dpkg-query for all of them (make check asks before every layer).
+# (It fails when it does not know a package: that one is missing.)
+installed=" $({ dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null || true; } |
+	awk '/ install ok installed$/ { printf "%s ", $1 }')"
 missing=""
 for p in "$@"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q '^install ok installed' || missing="$missing $p"
+	case $installed in *" $p "*) ;; *) missing="$missing $p" ;; esac
 done
 [ -n "$missing" ] || exit 0
 
