@@ -4,13 +4,26 @@
 # The summary of "make check": the last line of each layer's output
 # (<results>/<layer>.txt), labelled once with the base and the layer's
 # name, then the sum of their "N passed, N failed[, N skipped]" lines.
-# Exits non-zero if any layer failed.
+# Exits non-zero if any layer failed.  With TIMES=<file> (lines "<label>
+# <seconds> s", scripts/timed.sh) the time of each step comes first;
+# EXTRA_FAILED=n adds n failures (steps that stopped without counts).
 #
 # Usage: check-summary.sh <base>=<results dir>...
 
 set -eo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 <base>=<results dir>..." >&2; exit 2; }
 
+if [ -n "${TIMES:-}" ] && [ -f "$TIMES" ]; then
+	# "wall-clock" (the whole run) is not added to the layers' sum,
+	# which is more than the wall clock when layers ran side by side.
+	awk '/^wall-clock / { wall = $2; next }
+	     { t += $(NF - 1); printf "time: %s\n", $0 }
+	     END {
+		printf "time: the layers add up to %d s (%d min)\n", t, (t + 30) / 60
+		if (wall != "")
+			printf "time: wall clock %d s (%d min)\n", wall, (wall + 30) / 60
+	     }' "$TIMES"
+fi
 width=0
 for arg in "$@"; do
 	for f in "${arg#*=}"/*.txt; do
@@ -30,6 +43,12 @@ done
 for arg in "$@"; do
 	cat "${arg#*=}"/*.txt
 done |
-awk '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ {
+awk -v extra="${EXTRA_FAILED:-0}" '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ {
 	sub(/^[a-z-]+: /, ""); p += $1; f += $3; s += $5 }
-	END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f != 0) }'
+	END {
+		# EXTRA_FAILED: steps that stopped before writing their counts.
+		if (extra) {
+			printf "check: %d step(s) stopped before their last layer\n", extra
+			f += extra
+		}
+		printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f != 0) }'

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make check": every layer on both bases, in two streams that share the
+# machine's two cores.  The test VMs (TCG) keep about one core busy and
+# the compilers want two, so while one stream boots test VMs the other
+# builds and runs the static checks:
+#
+#   set-up   deps (both bases), deps-test, 6.1 modules and patches
+#   phase 1  VMs:    6.1 vm-test, 6.1 selftests, 6.1 qemu-check
+#            builds: 6.1 unit, 6.1 static, 6.12 modules, 6.12 static,
+#                    deb-test (DKMS builds for both bases, two boots)
+#   phase 2  VMs:    6.12 vm-test, 6.12 selftests
+#            builds: patches-bisect of 6.1, then of 6.12
+#
+# Each layer is timed (scripts/timed.sh) into build/check-times.txt.  A
+# stream stops at its first failed layer; the other goes on.  The builds
+# stream's output is kept in build/check-builds-<phase>.log and printed
+# when the phase ends, so that the log reads one layer at a time.  The
+# last line is scripts/check-summary.sh's sum of every layer's counts;
+# the exit status is non-zero if a layer failed or a stream stopped.
+#
+# Usage: check.sh  (from the top of the tree, as make check runs it)
+
+set -uo pipefail
+top=$PWD
+times=$top/build/check-times.txt
+mk=(make --no-print-directory)
+
+layer() {
+	local label=$1
+	shift
+	scripts/timed.sh "$times" "$label" "${mk[@]}" "$@"
+}
+
+start=$(date +%s)
+mkdir -p build
+rm -f "$times"
+rm -rf build/results build/6.12/results
+# Streams (and the set-up) that stopped: each counts as one failure in
+# the last line, whose own layers may all have passed.
+stopped=0
+
+layer "deps" deps &&
+layer "6.12 deps" deps KERNEL=6.12 &&
+layer "6.1 deps-test" KERNEL=6.1 deps-test &&
+layer "6.1 modules, patches" KERNEL=6.1 modules patches || stopped=1
+
+# phase NAME VMS_FUNCTION BUILDS_FUNCTION
+phase() {
+	local name=$1 vms=$2 builds=$3 log=$top/build/check-builds-$1.log
+	local bpid rc_v rc_b
+
+	echo "check: $name: test VMs here, builds in $log"
+	$builds > "$log" 2>&1 &
+	bpid=$!
+	$vms
+	rc_v=$?
+	wait $bpid
+	rc_b=$?
+	echo "check: $name: the builds stream ($log):"
+	cat "$log"
+	if [ $rc_v != 0 ]; then
+		echo "check: $name: the test VM stream stopped (status $rc_v)"
+		stopped=$((stopped + 1))
+	fi
+	if [ $rc_b != 0 ]; then
+		echo "check: $name: the builds stream stopped (status $rc_b)"
+		stopped=$((stopped + 1))
+	fi
+}
+
+vms1() {
+	layer "6.1 vm-test" KERNEL=6.1 NOBUILD=1 vm-test &&
+	layer "6.1 selftests" KERNEL=6.1 NOBUILD=1 selftests &&
+	layer "6.1 qemu-check" KERNEL=6.1 NOBUILD=1 qemu-check
+}
+builds1() {
+	layer "6.1 unit" KERNEL=6.1 unit &&
+	layer "6.1 static" KERNEL=6.1 NOBUILD=1 static &&
+	layer "6.12 modules, patches" KERNEL=6.12 modules patches &&
+	layer "6.12 static" KERNEL=6.12 NOBUILD=1 static &&
+	layer "6.1 deb-test" KERNEL=6.1 NOBUILD=1 deb-test
+}
+vms2() {
+	layer "6.12 vm-test" KERNEL=6.12 NOBUILD=1 vm-test &&
+	layer "6.12 selftests" KERNEL=6.12 NOBUILD=1 selftests
+}
+builds2() {
+	layer "6.1 patches-bisect" KERNEL=6.1 NOBUILD=1 patches-bisect &&
+	layer "6.12 patches-bisect" KERNEL=6.12 NOBUILD=1 patches-bisect
+}
+
+if [ $stopped = 0 ]; then
+	phase 1 vms1 builds1
+	phase 2 vms2 builds2
+fi
+echo "wall-clock $(( $(date +%s) - start )) s" >> "$times"
+TIMES=$times EXTRA_FAILED=$stopped scripts/check-summary.sh \
+	6.1="$top/build/results" 6.12="$top/build/6.12/results"
