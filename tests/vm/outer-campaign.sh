@@ -5,11 +5,12 @@
 # and count what went wrong, for the table in sysfs-docs/testing.rst
 # ("The outer emulator").  A configuration is OUTER/TCG/VCPUS, e.g.
 # current/multi/2 or 7.2/single/2.  Each boot is a plain run-vm.sh run
-# (no retry); on QEMU 7.2 lost wake-ups are healed (KP_HEAL=1) so the
-# boot goes on and they are counted, on the current QEMU they fail the
-# boot.  One line per boot, then one summary line:
+# (no retry), with the same watchdog on every configuration: a wake-up
+# still pending after 10 s is lost and fails the boot, one taken later
+# than a second is counted as slow (KP_HEAL=1 heals instead).  One line
+# per boot, then one summary line:
 #
-#   campaign CONF: B boots, W lost wake-ups, X wedges, A aborts,
+#   campaign CONF: B boots, W lost wake-ups, L slow wake-ups, X wedges, A aborts,
 #   F failed boots (T failed tests), median S s
 #
 # Usage: outer-campaign.sh CONF N KERNEL INITRD OUTDIR [run-vm.sh args]
@@ -21,8 +22,7 @@ shift 5
 IFS=/ read -r outer tcg smp <<< "$conf"
 here=$(dirname "$0")
 mkdir -p "$out"
-heal=0
-[ "$outer" = 7.2 ] && heal=1
+heal=${KP_HEAL:-0}
 for ((i = 1; i <= n; i++)); do
 	log=$out/boot$i.log
 	KP_OUTER=$outer KP_TCG=$tcg KP_SMP=$smp KP_HEAL=$heal \
@@ -31,7 +31,8 @@ for ((i = 1; i <= n; i++)); do
 	rc=$?
 	awk -v i="$i" -v rc="$rc" '
 		# The log: the watchdog lines; the output: run-vm.sh verdicts.
-		FNR == NR && /^run-vm: lost wake-up: / && !/; a key press$/ { lost++ }
+		FNR == NR && /^run-vm: lost wake-up: still pending/ { lost++ }
+		FNR == NR && /^run-vm: slow wake-up: / { slow++ }
 		FNR == NR && /^run-vm: [0-9]+ lost wake-up\(s\)/ { healed = $2 }
 		FNR == NR { next }
 		/^run-vm: guest killed: (no console output|timeout)/ { wedge++ }
@@ -39,15 +40,15 @@ for ((i = 1; i <= n; i++)); do
 		/^vm: [0-9]+ s in QEMU/ { secs = $2 }
 		/^[0-9]+ passed, [0-9]+ failed/ { pass = $1; fail = $3 }
 		END {
-			printf "boot %d: rc %d, %d passed, %d failed, %d lost wake-ups, %d wedged, %d aborted, %d s\n",
-				i, rc, pass, fail, lost + healed, wedge, abort, secs
+			printf "boot %d: rc %d, %d passed, %d failed, %d lost wake-ups, %d wedged, %d aborted, %d s, %d slow wake-ups\n",
+				i, rc, pass, fail, lost + healed, wedge, abort, secs, slow
 		}' "$log" "$out/boot$i.out" | tee -a "$out/boots.txt"
 done
 awk -v conf="$conf" '
 	/^boot / {
 		b++
 		if ($4 + 0 != 0) fb++
-		tf += $7; w += $9; x += $12; a += $14; s[b] = $16
+		tf += $7; w += $9; x += $12; a += $14; s[b] = $16; sl += $18
 	}
 	END {
 		# median of the times (insertion sort, b is small)
@@ -56,6 +57,6 @@ awk -v conf="$conf" '
 				t = s[j]; s[j] = s[j - 1]; s[j - 1] = t
 			}
 		med = b % 2 ? s[(b + 1) / 2] : (s[b / 2] + s[b / 2 + 1]) / 2
-		printf "campaign %s: %d boots, %d lost wake-ups, %d wedges, %d aborts, %d failed boots (%d failed tests), median %d s\n",
-			conf, b, w, x, a, fb, tf, med
+		printf "campaign %s: %d boots, %d lost wake-ups, %d slow wake-ups, %d wedges, %d aborts, %d failed boots (%d failed tests), median %d s\n",
+			conf, b, w, sl, x, a, fb, tf, med
 	}' "$out/boots.txt" | tee "$out/summary.txt"
