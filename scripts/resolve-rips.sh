@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Name the code each vCPU of a wedged test VM was in: read the RIPs (and
+# IF, HLT, RBX) from the "info registers -a" dump that tests/vm/run-vm.sh
+# saves next to a log (LOG.qemu-state), and look them up with addr2line
+# in the vmlinux of Debian's debug-symbol package of the image that ran
+# (linux-image-<ABI>-dbg, about 860 MB: downloaded once into DIR and only
+# the vmlinux is kept).  The test VM boots with nokaslr, so the core
+# kernel's addresses are those of the file; a module's are not (their
+# RIPs print as "??").
+#
+# Usage: resolve-rips.sh STATE-FILE ABI [DIR]   (DIR: build/dbg)
+
+set -eo pipefail
+state=${1:?usage: resolve-rips.sh STATE-FILE ABI [DIR]}
+abi=${2:?usage: resolve-rips.sh STATE-FILE ABI [DIR]}
+dir=${3:-build/dbg}
+vmlinux=$dir/vmlinux-$abi
+
+if [ ! -f "$vmlinux" ]; then
+	mkdir -p "$dir"
+	(cd "$dir" && apt-get download -qq "linux-image-$abi-dbg" 2>/dev/null)
+	deb=$(ls "$dir"/linux-image-"$abi"-dbg_*.deb)
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -xO "./usr/lib/debug/boot/vmlinux-$abi" > "$vmlinux.tmp"
+	mv "$vmlinux.tmp" "$vmlinux"
+	rm -f "$deb"
+fi
+
+awk '/^CPU#[0-9]+/ { cpu = $1 }
+     /RBX=/ { match($0, /RBX=[0-9a-f]+/); rbx = substr($0, RSTART + 4, RLENGTH - 4) }
+     /^RIP=/ {
+	split($1, r, "="); rip = r[2]
+	match($0, /RFL=[0-9a-f]+/); rfl = substr($0, RSTART + 4, RLENGTH - 4)
+	hlt = ($0 ~ /HLT=1/) ? 1 : 0
+	print cpu, rip, rfl, hlt, rbx
+     }' "$state" |
+while read -r cpu rip rfl hlt rbx; do
+	if_on=$(( (16#$rfl >> 9) & 1 ))
+	where=$(addr2line -f -i -e "$vmlinux" "0x$rip" | paste -sd' ' |
+		sed 's#debian/build/build_amd64_none_amd64/##g')
+	echo "$cpu RIP $rip IF=$if_on HLT=$hlt RBX $rbx: $where"
+done
