@@ -293,7 +293,7 @@ initramfs: $(MODULES_DEP) tests-vm
 vm-test: initramfs
 	@mkdir -p $(RESULTS)
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
-		--mode test --log $(VMDIR)/test.log --retry-wedged \
+		--mode test --log $(VMDIR)/test.log \
 		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") \
 		$(if $(ENGINE),--append "kp.engine=$(ENGINE)") | \
 		tee $(RESULTS)/vm-test.txt

@@ -257,7 +257,7 @@ vm_on() {
 		gzip -1 > "$W/vm/initramfs.cpio.gz"
 
 	if tests/vm/run-vm.sh --kernel "$KIMAGE" --initrd "$W/vm/initramfs.cpio.gz" \
-		--mode test --log "$W/vm/test.log" --retry-wedged --quiet \
+		--mode test --log "$W/vm/test.log" --quiet \
 		--append "kp.tests=smoke,kvm_prefetch_cmd" > "$W/vm/result.txt" 2>&1; then
 		pass "in the VM on $ABI: $(tail -n1 "$W/vm/result.txt") (smoke, kvm_prefetch_cmd on modprobe-loaded DKMS modules)"
 	else

@@ -88,16 +88,13 @@ selftests: selftests-build
 		SELFTESTS_BIN=$(ST_OUT)/bin tests/vm/mkinitramfs.sh
 	@# run-vm.sh's own count line is dropped: compare.sh's verdict covers
 	@# the same failures (FAIL: lines, no @@DONE) and is the one summed.
-	@# After a wedge, run-vm.sh reruns once into selftests.log.retry.
-	@rm -f $(ST_VMDIR)/selftests.log.retry
 	@{ rc=0; log=$(ST_VMDIR)/selftests.log; \
 	   tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(ST_VMDIR)/initramfs.cpio.gz --mode selftests \
 		--log $$log --quiet --timeout $(ST_VM_TIMEOUT) \
-		--stall $(ST_STALL) --retry-wedged \
+		--stall $(ST_STALL) \
 		--append "kp.st_timeout=$(SELFTESTS_TIMEOUT)$(if $(TESTS), kp.tests=$(subst $(space),$(comma),$(strip $(TESTS))))" | \
 		awk '!/^[0-9]+ passed, [0-9]+ failed/' || rc=1; \
-	   [ -e $$log.retry ] && log=$$log.retry; \
 	   echo; \
 	   tests/selftests/compare.sh --known $(ST_KNOWN) $$log || rc=1; \
 	   exit $$rc; } | tee $(RESULTS)/selftests.txt

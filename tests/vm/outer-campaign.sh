@@ -35,7 +35,7 @@ for ((i = 1; i <= n; i++)); do
 		FNR == NR && /^run-vm: lost wake-up: still pending/ { lost++ }
 		FNR == NR && /^run-vm: slow wake-up: / {
 			slow++
-			if ($6 + 0 > maxpend) maxpend = $6 + 0
+			if ($5 + 0 > maxpend) maxpend = $5 + 0
 		}
 		FNR == NR && /^run-vm: [0-9]+ lost wake-up\(s\)/ { healed = $2 }
 		FNR == NR { next }

@@ -18,9 +18,9 @@
 # meter of "make cost".
 # --retry-wedged: if the guest wedged, or the outer QEMU aborted, and no
 # test had failed, say so and run everything once more (LOG.retry); a
-# second wedge or abort fails.  A wedge of
-# unknown cause has been seen a few times under heavy host load (see
-# sysfs-docs/testing.rst, "Known problems of the test setup").
+# second wedge or abort fails.  No layer of "make check" asks for it: a
+# wedge fails the run (scripts/resolve-rips.sh names the code the vCPUs
+# were in; sysfs-docs/testing.rst, "The outer emulator").
 set -uo pipefail
 
 timeout=1500
