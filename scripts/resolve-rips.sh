@@ -7,8 +7,11 @@
 # in the vmlinux of Debian's debug-symbol package of the image that ran
 # (linux-image-<ABI>-dbg, about 860 MB: downloaded once into DIR and only
 # the vmlinux is kept).  The test VM boots with nokaslr, so the core
-# kernel's addresses are those of the file; a module's are not (their
-# RIPs print as "??").
+# kernel's addresses are those of the file.  A RIP in kvm.ko or
+# kvm-amd.ko is looked up from the last "@@MODTEXT" line (tests/vm/
+# kvm-reload prints where the modules' .text went) in the log next to
+# the state file, in our modules (MODDIR, default build/modules) or
+# Debian's stock ones.
 #
 # Usage: resolve-rips.sh STATE-FILE ABI [DIR]   (DIR: build/dbg)
 
@@ -28,6 +31,42 @@ if [ ! -f "$vmlinux" ]; then
 	rm -f "$deb"
 fi
 
+log=${state%.qemu-state}
+moddir=${MODDIR:-build/modules}
+modtext=""
+[ -f "$log" ] && modtext=$(tr -d '\r' < "$log" | grep '^@@MODTEXT ' | tail -n 1)
+# "@@MODTEXT ours|stock kvm:.text=0x... kvm_amd:.noinstr.text=0x... ..."
+which=$(awk '{ print $2 }' <<< "$modtext")
+
+# addr2line for a RIP inside one of the modules' sections, or nothing:
+# the section whose start is the closest below the RIP.
+in_module() {
+	# (Bash's arithmetic is signed: kernel addresses are negative, and
+	# compare the right way among themselves.)
+	local rip=$((16#$1)) best="" bestsec="" tok mod sec addr ko off
+
+	for tok in $modtext; do
+		case $tok in *:*=0x*) ;; *) continue ;; esac
+		addr=$((${tok#*=}))
+		if [ "$addr" -le "$rip" ] && { [ -z "$best" ] || [ "$addr" -gt "$best" ]; }; then
+			best=$addr
+			bestsec=${tok%%=*}
+		fi
+	done
+	[ -n "$bestsec" ] || return 1
+	mod=${bestsec%%:*}
+	sec=${bestsec#*:}
+	ko=${mod/_/-}.ko
+	if [ "$which" = stock ]; then
+		ko=/lib/modules/$abi/kernel/arch/x86/kvm/$ko
+	else
+		ko=$moddir/$ko
+	fi
+	off=$(printf '0x%x' $((rip - best)))
+	printf '%s(%s)%s+%s: ' "$mod" "$which" "$sec" "$off"
+	addr2line -f -i -j "$sec" -e "$ko" "$off" | paste -sd' '
+}
+
 awk '/^CPU#[0-9]+/ { cpu = $1 }
      /RBX=/ { match($0, /RBX=[0-9a-f]+/); rbx = substr($0, RSTART + 4, RLENGTH - 4) }
      /^RIP=/ {
@@ -38,7 +77,11 @@ awk '/^CPU#[0-9]+/ { cpu = $1 }
      }' "$state" |
 while read -r cpu rip rfl hlt rbx; do
 	if_on=$(( (16#$rfl >> 9) & 1 ))
-	where=$(addr2line -f -i -e "$vmlinux" "0x$rip" | paste -sd' ' |
-		sed 's#debian/build/build_amd64_none_amd64/##g')
+	if [ $((16#$rip)) -ge $((16#ffffffffc0000000)) ] && where=$(in_module "$rip"); then
+		:
+	else
+		where=$(addr2line -f -i -e "$vmlinux" "0x$rip" | paste -sd' ' |
+			sed 's#debian/build/build_amd64_none_amd64/##g')
+	fi
 	echo "$cpu RIP $rip IF=$if_on HLT=$hlt RBX $rbx: $where"
 done
