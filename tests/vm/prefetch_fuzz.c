@@ -51,7 +51,7 @@
 #include "kt_sys.h"
 
 #define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
-#define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
+#define ENGINE_PATH	KTSYS_P_ENGINE
 #define DEFAULT_PATH	"/sys/module/kvm/parameters/prefetch_policy"
 #define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
 #define SLOT		1
@@ -66,10 +66,6 @@
 #define DEFAULT_SEED	20261206ULL
 #define DEFAULT_CASES	10000
 
-#define SPTE_PRESENT	(1ULL << 11)
-#define SPTE_LARGE	(1ULL << 7)
-#define SPTE_WRITABLE	(1ULL << 1)
-#define SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
 
 static unsigned long verbose;	/* kp.fuzz.verbose=1: each case, each access */
 
@@ -86,36 +82,15 @@ struct leaves {
 
 static void trace_line(struct leaves *l, const char *line)
 {
-	unsigned long long gfn, old, new;
-	uint64_t i, n, base;
-	const char *p;
-	int as, level;
+	struct ktsys_spte_change c;
 
-	if (strstr(line, "LOST"))
-		l->lost++;
-	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
-	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
-			 &as, &gfn, &level, &old, &new) != 5)
+	if (!ktsys_spte_parse(line, &c, &l->lost))
 		return;
-	if (as || level < 1 || level > 2)
-		return;
-	if ((new & SPTE_PRESENT) &&
-	    ((gfn >= GFN0 - NEIGH_PAGES && gfn < GFN0) ||
-	     (gfn >= GFN0 + MAXP && gfn < GFN0 + MAXP + NEIGH_PAGES)))
+	if ((c.new_spte & KTSYS_SPTE_PRESENT) &&
+	    ((c.gfn >= GFN0 - NEIGH_PAGES && c.gfn < GFN0) ||
+	     (c.gfn >= GFN0 + MAXP && c.gfn < GFN0 + MAXP + NEIGH_PAGES)))
 		l->neighbours++;
-	n = level == 1 ? 1 : FZ_BLOCK_PAGES;
-	if (gfn + n <= GFN0 || gfn >= GFN0 + MAXP)
-		return;
-	base = (gfn - GFN0) & ~(n - 1);
-	for (i = base; i < base + n && i < MAXP; i++) {
-		if ((new & SPTE_PRESENT) && (level == 1 || (new & SPTE_LARGE))) {
-			l->spte[i] = new;
-			l->level[i] = level;
-		} else if (l->level[i] == level) {
-			l->spte[i] = 0;
-			l->level[i] = 0;
-		}
-	}
+	ktsys_spte_apply(&c, GFN0, MAXP, l->spte, l->level);
 }
 
 /*
@@ -250,7 +225,7 @@ static long check(const struct fcase *c, const struct model *m,
 				snprintf(what, len, "page %u mapped, outside the contract", i);
 			continue;
 		}
-		pfn = SPTE_PFN(l->spte[i]);
+		pfn = KTSYS_SPTE_PFN(l->spte[i]);
 		if (l->level[i] == 2)
 			pfn += i % FZ_BLOCK_PAGES;
 		if (!(pm[i] & (1ULL << 63)) ||
@@ -261,7 +236,7 @@ static long check(const struct fcase *c, const struct model *m,
 					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
 			continue;
 		}
-		if (c->kind == K_RO && (l->spte[i] & SPTE_WRITABLE) && !bad++)
+		if (c->kind == K_RO && (l->spte[i] & KTSYS_SPTE_WRITABLE) && !bad++)
 			snprintf(what, len, "page %u writable in a read-only slot", i);
 	}
 	return bad;
@@ -441,45 +416,22 @@ static void default_cases(void)
 	KT_ASSERT(!ktsys_write(DEFAULT_PATH, old), "default %s", old);
 }
 
-static char *thp_memory(void)
-{
-	char *raw = mmap(NULL, 2 * MAXP * KT_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
-
-	KT_ASSERT(raw != MAP_FAILED, "mmap: %s", strerror(errno));
-	mem = (char *)(((uintptr_t)raw + FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1) &
-		       ~((uintptr_t)FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1));
-	KT_ASSERT(!madvise(mem, MAXP * KT_PAGE_SIZE, MADV_HUGEPAGE),
-		  "MADV_HUGEPAGE: %s", strerror(errno));
-	memset(mem, 0x5a, MAXP * KT_PAGE_SIZE);
-	return mem;
-}
-
 int main(void)
 {
-	unsigned long seed, cases, i, failed = 0;
+	unsigned long seed = DEFAULT_SEED, cases = DEFAULT_CASES;
+	unsigned long i, failed = 0;
 	char thp_was[64];
 	uint64_t t0 = kt_now_ns();
 	struct rig r = { 0 };
 	char engine[16];
 	long users;
 
-	ktsys_start_ours(1800);
-	kt_require_kvm();
-	if (!ktsys_tracefs()) {
-		kt_skip("no tracefs");
-		return kt_exit();
-	}
-	ktsys_pin_cpu0();
-	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
-		  "read prefetch_engine");
-	seed = ktsys_cmdline_ulong("kp.fuzz.seed", DEFAULT_SEED);
-	cases = ktsys_cmdline_ulong("kp.fuzz.cases", DEFAULT_CASES);
+	ktsys_start_random(1800, "fuzz", engine, sizeof(engine), &seed, &cases);
 	verbose = ktsys_cmdline_ulong("kp.fuzz.verbose", 0);
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	r.thp = ktsys_thp_madvise(thp_was, sizeof(thp_was));
 	r.mem4k = kt_populated(MAXP * KT_PAGE_SIZE, GPA);
-	r.memthp = r.thp ? thp_memory() : NULL;
+	r.memthp = r.thp ? kt_thp_memory(MAXP * KT_PAGE_SIZE, 0x5a) : NULL;
 
 	r.vm = kt_vm_create();
 	kt_vm_add_slot(r.vm, SLOT, GPA, MAXP * KT_PAGE_SIZE, 0, r.mem4k);

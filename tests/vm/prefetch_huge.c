@@ -44,22 +44,14 @@ static struct counts counts(struct kt_vm *vm, struct kt_vcpu *vcpu)
 /* Host memory of SIZE, 2 MiB aligned, backed by huge pages, populated. */
 static char *huge_memory(bool hugetlb)
 {
-	size_t len = SIZE + HUGE;
-	char *p, *mem;
+	char *mem;
 
-	if (hugetlb) {
-		mem = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-		if (mem == MAP_FAILED)
-			return NULL;
-	} else {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-		mem = (char *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
-		KT_ASSERT(!madvise(mem, SIZE, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
-			  strerror(errno));
-	}
+	if (!hugetlb)
+		return kt_thp_memory(SIZE, 0x6b);
+	mem = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED)
+		return NULL;
 	memset(mem, 0x6b, SIZE);
 	return mem;
 }
@@ -88,10 +80,7 @@ static void run(bool hugetlb)
 		kt_skip("%s: no huge pages (%s)", what, strerror(errno));
 		return;
 	}
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, KT_SLOT_THP, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, SIZE, KT_SLOT_THP, mem, &vcpu);
 
 	/* A window of 2 MiB is covered by the fault's own mapping. */
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", PAGES_PER_HUGE, 0),

@@ -207,22 +207,13 @@ static void run_thp(const char *engine)
 	struct kt_vcpu *vcpu;
 	struct counts a, b;
 	struct kt_vm *vm;
-	char *p, *mem;
+	char *mem;
 	int r;
 
-	p = mmap(NULL, THP_SIZE + HUGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	mem = (char *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
-	KT_ASSERT(!madvise(mem, THP_SIZE, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
-		  strerror(errno));
-	memset(mem, 0x6b, THP_SIZE);
+	mem = kt_thp_memory(THP_SIZE, 0x6b);
 	fill(mem, THP_SIZE);
 
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, THP_SIZE, KT_SLOT_THP, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, THP_SIZE, KT_SLOT_THP, mem, &vcpu);
 	r = ktsys_set_policy(vm->fd, "testpol", VM_NR_PAGES, 0);
 	KT_ASSERT(!r, "SET testpol %d: %s", VM_NR_PAGES, strerror(-r));
 	set_window(2 * HUGE_PAGES + 100, 16);
@@ -256,7 +247,7 @@ static void run_thp(const char *engine)
 
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
-	munmap(p, THP_SIZE + HUGE);
+	munmap(mem, THP_SIZE);
 }
 
 int main(void)

@@ -456,6 +456,52 @@ long ktsys_trace_end(const char *event)
 	return n < 0 ? -errno : count;
 }
 
+bool ktsys_spte_parse(const char *line, struct ktsys_spte_change *c,
+		      long *lost)
+{
+	unsigned long long gfn, old, new;
+	const char *p;
+	int as, level;
+
+	if (strstr(line, "LOST"))
+		(*lost)++;
+	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
+	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
+			 &as, &gfn, &level, &old, &new) != 5)
+		return false;
+	if (as || level < 1 || level > 2)
+		return false;
+	c->gfn = gfn;
+	c->level = level;
+	c->old_spte = old;
+	c->new_spte = new;
+	return true;
+}
+
+bool ktsys_spte_apply(const struct ktsys_spte_change *c, uint64_t gfn0,
+		      uint64_t n, uint64_t *spte, uint8_t *level)
+{
+	uint64_t i, np = c->level == 1 ? 1 : KTSYS_BLOCK_PAGES, base;
+	bool leaf = (c->new_spte & KTSYS_SPTE_PRESENT) &&
+		    (c->level == 1 || (c->new_spte & KTSYS_SPTE_LARGE));
+
+	if (c->gfn + np <= gfn0 || c->gfn >= gfn0 + n)
+		return false;
+	base = (c->gfn - gfn0) & ~(np - 1);
+	for (i = base; i < base + np && i < n; i++) {
+		/* A leaf at this level replaces what covered the pages. */
+		if (leaf) {
+			spte[i] = c->new_spte;
+			level[i] = c->level;
+		} else if (level[i] == c->level) {
+			/* The leaf went (zapped, or a table now). */
+			spte[i] = 0;
+			level[i] = 0;
+		}
+	}
+	return true;
+}
+
 /* Append @line to tracefs' kprobe_events (a write would clear them all). */
 static int ktsys_kprobe_write(const char *line)
 {
@@ -540,6 +586,33 @@ void ktsys_pagemap(const void *mem, uint64_t n, uint64_t *out)
 		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
 	close(fd);
 	KT_ASSERT(r == (ssize_t)(n * sizeof(*out)), "pagemap read: %zd", r);
+}
+
+void ktsys_start_random(int timeout_s, const char *name, char *engine,
+			size_t len, unsigned long *seed, unsigned long *cases)
+{
+	char key[64];
+
+	ktsys_start_ours(timeout_s);
+	kt_require_kvm();
+	if (!ktsys_tracefs()) {
+		kt_skip("no tracefs");
+		exit(kt_exit());
+	}
+	ktsys_pin_cpu0();
+	KT_ASSERT(!ktsys_read_line(KTSYS_P_ENGINE, engine, len),
+		  "read prefetch_engine");
+	snprintf(key, sizeof(key), "kp.%s.seed", name);
+	*seed = ktsys_cmdline_ulong(key, *seed);
+	snprintf(key, sizeof(key), "kp.%s.cases", name);
+	*cases = ktsys_cmdline_ulong(key, *cases);
+}
+
+void ktsys_set_engine(const char *engine)
+{
+	int r = ktsys_write(KTSYS_P_ENGINE, engine);
+
+	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
 }
 
 void ktsys_pin_cpu0(void)

@@ -32,6 +32,7 @@
 #define KTSYS_P_NR_PAGES	KTSYS_PARAM_DIR "prefetch_nr_pages"
 #define KTSYS_P_GUP		KTSYS_PARAM_DIR "prefetch_gup"
 #define KTSYS_P_AVAILABLE	KTSYS_PARAM_DIR "prefetch_available"
+#define KTSYS_P_ENGINE		KTSYS_PARAM_DIR "prefetch_engine"
 #define KTSYS_KVM_REFCNT	"/sys/module/kvm/refcnt"
 #define KTSYS_DEBUGFS_KVM	"/sys/kernel/debug/kvm"
 
@@ -91,6 +92,9 @@ void ktsys_start_ours(int timeout_s);
 /* "auto"/"8"/"nofault" in the kvm.ko parameters; 0 or -errno. */
 int ktsys_set_defaults(const char *policy, const char *nr_pages,
 		       const char *gup);
+
+/* "fault" or "batch" in prefetch_engine; a failure ends the program. */
+void ktsys_set_engine(const char *engine);
 
 /* ---- per-VM policy ioctls -------------------------------------------- */
 
@@ -156,6 +160,36 @@ int ktsys_kprobe_add(const char *event, const char *symbol,
 		     const char *filter);
 int ktsys_kprobe_del(const char *event);
 
+/* ---- leaf SPTEs from the kvm_tdp_mmu_spte_changed trace event ------ */
+
+/* SPTE bits (spte.h, the same on both bases). */
+#define KTSYS_SPTE_PRESENT	(1ULL << 11)		/* SPTE_MMU_PRESENT_MASK */
+#define KTSYS_SPTE_LARGE	(1ULL << 7)		/* PT_PAGE_SIZE_MASK */
+#define KTSYS_SPTE_WRITABLE	(1ULL << 1)
+#define KTSYS_SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
+#define KTSYS_BLOCK_PAGES	512			/* a 2 MiB leaf */
+
+/* One SPTE change of address space 0 at level 1 (4 KiB) or 2 (2 MiB). */
+struct ktsys_spte_change {
+	uint64_t gfn, old_spte, new_spte;
+	int level;
+};
+
+/*
+ * Parse one line of the trace: true if it is such a change (into @c).
+ * A line that says "LOST" adds one to *@lost.
+ */
+bool ktsys_spte_parse(const char *line, struct ktsys_spte_change *c,
+		      long *lost);
+/*
+ * Apply @c to the final leaf SPTEs (@spte, and @level: 0 for none) of
+ * the @n pages from @gfn0 (2 MiB aligned): a leaf replaces what covered
+ * its pages, a leaf that goes leaves them with none.  Returns false if
+ * @c covers none of the pages.
+ */
+bool ktsys_spte_apply(const struct ktsys_spte_change *c, uint64_t gfn0,
+		      uint64_t n, uint64_t *spte, uint8_t *level);
+
 /* ---- the random tests' plumbing ------------------------------------- */
 
 /*
@@ -163,6 +197,15 @@ int ktsys_kprobe_del(const char *event);
  * e.g. key "kp.fuzz.seed"), or @def if it is not there.
  */
 unsigned long ktsys_cmdline_ulong(const char *key, unsigned long def);
+/*
+ * The start of a seeded random test of the trace (prefetch_diff,
+ * prefetch_fuzz): ktsys_start_ours(@timeout_s), SKIP without /dev/kvm or
+ * tracefs, ktsys_pin_cpu0(), the prefetch_engine to restore at the end
+ * in @engine (@len bytes), and "kp.<@name>.seed" and "kp.<@name>.cases"
+ * of the kernel command line in *@seed and *@cases (kept if absent).
+ */
+void ktsys_start_random(int timeout_s, const char *name, char *engine,
+			size_t len, unsigned long *seed, unsigned long *cases);
 /*
  * /proc/self/pagemap of @n pages from @mem into @out (present bit 63, pfn
  * in bits 0-54); a failure is a FAIL that ends the program.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kvmtest.h"
 #include "kt_guest.h"
@@ -687,14 +688,67 @@ char *kt_populated(uint64_t size, uint64_t gpa)
 	return mem;
 }
 
+char *kt_thp_memory(uint64_t size, int fill)
+{
+	const uintptr_t huge = 2UL << 20;
+	char *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
+
+	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	mem = (char *)(((uintptr_t)p + huge - 1) & ~(huge - 1));
+	/* Only the aligned part stays: munmap(mem, size) frees it all. */
+	if (mem > p)
+		munmap(p, mem - p);
+	if (mem < p + huge)
+		munmap(mem + size, p + huge - mem);
+	KT_ASSERT(!madvise(mem, size, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
+		  strerror(errno));
+	memset(mem, fill, size);
+	return mem;
+}
+
+void kt_share_begin(struct kt_sharer *s)
+{
+	int pfd[2];
+	char c;
+
+	KT_ASSERT(!pipe(pfd), "pipe: %s", strerror(errno));
+	s->pid = fork();
+	KT_ASSERT(s->pid >= 0, "fork: %s", strerror(errno));
+	if (!s->pid) {
+		/* Hold the pages, shared, until the parent closes the pipe. */
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	s->fd = pfd[1];
+}
+
+void kt_share_end(struct kt_sharer *s)
+{
+	int status;
+
+	close(s->fd);
+	KT_EXPECT(waitpid(s->pid, &status, 0) == s->pid && WIFEXITED(status) &&
+		  !WEXITSTATUS(status), "the child that shared the pages is gone");
+}
+
+struct kt_vm *kt_vm_on(uint32_t slot, uint64_t gpa, uint64_t size,
+		       uint64_t flags, void *host, struct kt_vcpu **vcpu)
+{
+	struct kt_vm *vm = kt_vm_create();
+
+	kt_vm_add_slot(vm, slot, gpa, size, flags, host);
+	*vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(*vcpu, gpa, gpa, 0, KT_TOUCH_WRITE);
+	return vm;
+}
+
 struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
 			      int fill, struct kt_vcpu **vcpu)
 {
-	struct kt_vm *vm = kt_vm_create();
-	char *mem = kt_vm_add_slot(vm, slot, gpa, size, 0, NULL);
+	struct kt_vm *vm = kt_vm_on(slot, gpa, size, 0, NULL, vcpu);
 
-	memset(mem, fill, size);
-	*vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(*vcpu, gpa, gpa, 0, KT_TOUCH_WRITE);
+	memset(kt_vm_gpa_to_hva(vm, gpa), fill, size);
 	return vm;
 }

@@ -198,6 +198,12 @@ void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa);
  */
 struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
 			      int fill, struct kt_vcpu **vcpu);
+/*
+ * The same over @host (kt_vm_add_slot()'s @flags and @host: NULL, the
+ * library's memory, left as it is).
+ */
+struct kt_vm *kt_vm_on(uint32_t slot, uint64_t gpa, uint64_t size,
+		       uint64_t flags, void *host, struct kt_vcpu **vcpu);
 
 /* ---- vCPUs --------------------------------------------------------- */
 
@@ -275,5 +281,23 @@ bool kt_join_within(pthread_t t, unsigned int secs);
  * @gpa + i * 4K.  A failure is a FAIL that ends the program.
  */
 char *kt_populated(uint64_t size, uint64_t gpa);
+/*
+ * @size bytes of private anonymous memory, 2 MiB aligned, MADV_HUGEPAGE
+ * (THPs where the host has them), every byte @fill; munmap(mem, @size)
+ * frees it.  A failure is a FAIL that ends the program.
+ */
+char *kt_thp_memory(uint64_t size, int fill);
+
+/*
+ * A child process that holds this process's private pages, shared
+ * (copy-on-write, read-only in the host), from kt_share_begin() until
+ * kt_share_end(), which lets it go and checks (KT_EXPECT) that it ended.
+ */
+struct kt_sharer {
+	pid_t pid;
+	int fd;		/* the pipe's write end: closed, the child exits */
+};
+void kt_share_begin(struct kt_sharer *s);
+void kt_share_end(struct kt_sharer *s);
 
 #endif /* KVMTEST_H */
