@@ -17,68 +17,6 @@
 #include "kvmtest.h"
 #include "kt_guest.h"
 
-/* ---- reporting ---------------------------------------------------- */
-
-static int kt_npass, kt_nfail, kt_nskip;
-
-static void kt_report(const char *tag, int *count, const char *fmt,
-		      va_list ap)
-{
-	char buf[1024];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (count)
-		__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	/* One printf per line, so lines from threads do not interleave. */
-	printf("%s%s\n", tag, buf);
-	fflush(stdout);
-}
-
-/* kt_pass(), kt_fail(), kt_skip() and kt_info(): see kvmtest.h. */
-#define KT_DEFINE_REPORT(fn, tag, count)				\
-	void fn(const char *fmt, ...)					\
-	{								\
-		va_list ap;						\
-									\
-		va_start(ap, fmt);					\
-		kt_report(tag, count, fmt, ap);				\
-		va_end(ap);						\
-	}
-
-KT_DEFINE_REPORT(kt_pass, "PASS: ", &kt_npass)
-KT_DEFINE_REPORT(kt_fail, "FAIL: ", &kt_nfail)
-KT_DEFINE_REPORT(kt_skip, "SKIP: ", &kt_nskip)
-KT_DEFINE_REPORT(kt_info, "# ", NULL)
-
-int kt_failures(void)
-{
-	return __atomic_load_n(&kt_nfail, __ATOMIC_RELAXED);
-}
-
-int kt_exit(void)
-{
-	int pass = __atomic_load_n(&kt_npass, __ATOMIC_RELAXED);
-	int skip = __atomic_load_n(&kt_nskip, __ATOMIC_RELAXED);
-
-	if (kt_failures())
-		return KT_EXIT_FAIL;
-	if (pass)
-		return KT_EXIT_PASS;
-	if (skip)
-		return KT_EXIT_SKIP;
-	/* Nothing was checked: that is a broken test, not a pass. */
-	kt_fail("no PASS, FAIL or SKIP reported");
-	return KT_EXIT_FAIL;
-}
-
-uint64_t kt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 bool kt_join_within(pthread_t t, unsigned int secs)
 {
 	struct timespec ts;
@@ -90,21 +28,6 @@ bool kt_join_within(pthread_t t, unsigned int secs)
 }
 
 /* ---- /dev/kvm and VMs --------------------------------------------- */
-
-int kt_kvm_open(void)
-{
-	int fd, ver;
-
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ver = ioctl(fd, KVM_GET_API_VERSION, 0);
-	if (ver != KVM_API_VERSION) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
 
 void kt_require_kvm(void)
 {
@@ -259,7 +182,7 @@ struct kt_vm *kt_vm_create_mode(enum kt_guest_mode mode)
 		  "guest mode %d", mode);
 	vm = calloc(1, sizeof(*vm));
 	KT_ASSERT(vm, "out of memory");
-	vm->stats.fd = -1;
+	kt_stats_init(&vm->stats);
 	vm->mode = mode;
 	vm->code_size = mode == KT_GUEST_PLAIN ? KT_CODE_SIZE : KT_SYS_SIZE;
 
@@ -315,15 +238,6 @@ int kt_guest_mode_parse(const char *name)
 	return -1;
 }
 
-static void kt_stats_close(struct kt_stats *st)
-{
-	if (st->fd >= 0)
-		close(st->fd);
-	free(st->descs);
-	st->fd = -1;
-	st->descs = NULL;
-}
-
 void kt_vm_free(struct kt_vm *vm)
 {
 	int i;
@@ -331,7 +245,7 @@ void kt_vm_free(struct kt_vm *vm)
 	for (i = 0; i < KT_MAX_SLOTS; i++)
 		if (vm->slots[i].used)
 			kt_vm_delete_slot(vm, i);
-	kt_stats_close(&vm->stats);
+	kt_stats_free(&vm->stats);
 	close(vm->fd);
 	close(vm->kvm_fd);
 	free(vm);
@@ -411,7 +325,7 @@ struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id)
 	KT_ASSERT(vcpu, "out of memory");
 	vcpu->vm = vm;
 	vcpu->id = id;
-	vcpu->stats.fd = -1;
+	kt_stats_init(&vcpu->stats);
 
 	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
 	KT_ASSERT(vcpu->fd >= 0, "KVM_CREATE_VCPU %d: %s", id,
@@ -429,7 +343,7 @@ struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id)
 
 void kt_vcpu_free(struct kt_vcpu *vcpu)
 {
-	kt_stats_close(&vcpu->stats);
+	kt_stats_free(&vcpu->stats);
 	munmap(vcpu->run, vcpu->vm->run_size);
 	close(vcpu->fd);
 	free(vcpu);
@@ -585,76 +499,7 @@ uint32_t kt_touch(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
 	return kt_vcpu_run_done(vcpu);
 }
 
-/* ---- binary stats (KVM_GET_STATS_FD) ------------------------------- */
-
-/*
- * The stats fd is a read-only file: a header at offset 0, then the id
- * string, num_desc descriptors of sizeof(struct kvm_stats_desc) +
- * name_size bytes each at desc_offset, and the data block at data_offset.
- * Header and descriptors never change for the fd's life; data is read
- * fresh with pread() at data_offset + desc->offset on every call.
- */
-static int kt_stats_open(struct kt_stats *st, int owner_fd)
-{
-	size_t len;
-	ssize_t n;
-	int fd;
-
-	fd = ioctl(owner_fd, KVM_GET_STATS_FD, 0);
-	if (fd < 0)
-		return -errno;
-
-	n = pread(fd, &st->hdr, sizeof(st->hdr), 0);
-	if (n != sizeof(st->hdr))
-		goto err_close;
-
-	st->desc_size = sizeof(struct kvm_stats_desc) + st->hdr.name_size;
-	len = st->desc_size * st->hdr.num_desc;
-	st->descs = malloc(len ? len : 1);
-	if (!st->descs)
-		goto err_close;
-	n = pread(fd, st->descs, len, st->hdr.desc_offset);
-	if (n < 0 || (size_t)n != len)
-		goto err_free;
-
-	st->fd = fd;
-	return 0;
-
-err_free:
-	free(st->descs);
-	st->descs = NULL;
-err_close:
-	close(fd);
-	return -EIO;
-}
-
-static int kt_stats_read(struct kt_stats *st, int owner_fd, const char *name,
-			 uint64_t *val)
-{
-	struct kvm_stats_desc *d;
-	uint32_t i;
-	int r;
-
-	if (st->fd < 0) {
-		r = kt_stats_open(st, owner_fd);
-		if (r)
-			return r;
-	}
-
-	for (i = 0; i < st->hdr.num_desc; i++) {
-		d = (struct kvm_stats_desc *)(st->descs + i * st->desc_size);
-		/* Names are NUL-terminated within name_size bytes. */
-		if (strncmp(d->name, name, st->hdr.name_size))
-			continue;
-		if (!d->size)
-			return -EINVAL;
-		if (pread(st->fd, val, sizeof(*val),
-			  st->hdr.data_offset + d->offset) != sizeof(*val))
-			return -EIO;
-		return 0;
-	}
-	return -ENOENT;
-}
+/* ---- binary stats ---------------------------------------------- */
 
 int kt_vcpu_stat(struct kt_vcpu *vcpu, const char *name, uint64_t *val)
 {
@@ -668,11 +513,7 @@ int kt_vm_stat(struct kt_vm *vm, const char *name, uint64_t *val)
 
 uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name)
 {
-	uint64_t val = 0;
-	int r = kt_vcpu_stat(vcpu, name, &val);
-
-	KT_ASSERT(!r, "vcpu %d stat %s: %s", vcpu->id, name, strerror(-r));
-	return val;
+	return kt_stats_vcpu_get(&vcpu->stats, vcpu->fd, vcpu->id, name);
 }
 
 char *kt_populated(uint64_t size, uint64_t gpa)
