@@ -180,10 +180,20 @@ void kt_stats_free(struct kt_stats *st)
 	kt_stats_init(st);
 }
 
-uint64_t kt_now_ns(void)
+static uint64_t kt_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t kt_now_ns(void)
+{
+	return kt_clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t kt_thread_ns(void)
+{
+	return kt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }

@@ -103,5 +103,7 @@ void kt_stats_free(struct kt_stats *st);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t kt_now_ns(void);
+/* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), ns. */
+uint64_t kt_thread_ns(void);
 
 #endif /* KT_CORE_H */
