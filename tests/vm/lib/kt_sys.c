@@ -388,18 +388,8 @@ const char *ktsys_tracefs(void)
 	return NULL;
 }
 
-static int ktsys_trace_enable(const char *event, const char *val)
-{
-	const char *dir = ktsys_tracefs();
-	char path[256];
-
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/enable", dir, event);
-	return ktsys_write(path, val);
-}
-
-int ktsys_trace_begin(const char *event)
+/* open(2) tracefs' file @name; fd, -ENOENT without tracefs, or -errno. */
+static int ktsys_tracefs_open(const char *name, int flags)
 {
 	const char *dir = ktsys_tracefs();
 	char path[256];
@@ -407,21 +397,49 @@ int ktsys_trace_begin(const char *event)
 
 	if (!dir)
 		return -ENOENT;
-	/* Opening "trace" for writing with O_TRUNC empties the buffer. */
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	fd = open(path, O_WRONLY | O_TRUNC);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One write of @val to tracefs' file @name; 0 or -errno. */
+static int ktsys_tracefs_write(const char *name, const char *val, int flags)
+{
+	int fd = ktsys_tracefs_open(name, O_WRONLY | flags);
+	ssize_t n;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : n < (ssize_t)strlen(val) ? -EIO : 0;
 	close(fd);
-	snprintf(path, sizeof(path), "%s/tracing_on", dir);
-	ktsys_write(path, "1");
+	return n;
+}
+
+static int ktsys_trace_enable(const char *event, const char *val)
+{
+	char name[192];
+
+	snprintf(name, sizeof(name), "events/%s/enable", event);
+	return ktsys_tracefs_write(name, val, 0);
+}
+
+int ktsys_trace_begin(const char *event)
+{
+	/* Opening "trace" for writing with O_TRUNC empties the buffer. */
+	int fd = ktsys_tracefs_open("trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	ktsys_tracefs_write("tracing_on", "1", 0);
 	return ktsys_trace_enable(event, "1");
 }
 
 long ktsys_trace_end(const char *event)
 {
-	const char *dir = ktsys_tracefs(), *name = strrchr(event, '/');
-	char path[256], tag[96], buf[8192];
+	const char *name = strrchr(event, '/');
+	char tag[96], buf[8192];
 	size_t have = 0, tlen;
 	long count = 0;
 	ssize_t n;
@@ -432,10 +450,9 @@ long ktsys_trace_end(const char *event)
 		return r;
 	snprintf(tag, sizeof(tag), " %s:", name ? name + 1 : event);
 	tlen = strlen(tag);
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	fd = open(path, O_RDONLY);
+	fd = ktsys_tracefs_open("trace", O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Count tags; keep a tail so that a tag split by reads counts. */
 	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
 		char *p = buf;
@@ -505,21 +522,7 @@ bool ktsys_spte_apply(const struct ktsys_spte_change *c, uint64_t gfn0,
 /* Append @line to tracefs' kprobe_events (a write would clear them all). */
 static int ktsys_kprobe_write(const char *line)
 {
-	const char *dir = ktsys_tracefs();
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
-	fd = open(path, O_WRONLY | O_APPEND);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, strlen(line));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
+	return ktsys_tracefs_write("kprobe_events", line, O_APPEND);
 }
 
 int ktsys_kprobe_add(const char *event, const char *symbol,
