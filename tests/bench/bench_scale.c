@@ -20,8 +20,7 @@
  *          memfd holding cl_mib MiB, mapped MAP_SHARED by every clone,
  *          one MINOR-mode userfaultfd and kt_uffd handler thread per
  *          clone (UFFDIO_CONTINUE); per clone the wall time of its pass,
- *          its vCPU thread's CPU time and its handler's CPU time in
- *          UFFDIO_CONTINUE and UFFDIO_WAKE (kt_uffd_populate_ns()).
+ *          its vCPU thread's and its handler thread's CPU time.
  *  mem     one vCPU restoring mem_sizes MiB (copy) at mem_chunk KiB
  *          chunks (kt_bench's ktb_run(), vCPU and handler pinned).
  *  random  one vCPU, rnd_mib MiB at rnd_chunk KiB chunks (copy, pinned);
@@ -346,9 +345,8 @@ static void run_clones(const char *src, int memfd, unsigned int n,
 	for (i = 0; i < n; i++) {
 		ctr_add(&c1[i], v[i]);
 		ctr_sub(&c1[i], &c0[i]);
-		/* The vCPUs are done: no event is in flight but the last. */
-		KT_ASSERT(kt_uffd_quiesce(h[i], 10000), "clone %u: handler busy",
-			  i);
+		/* The vCPUs are done, so no event is in flight. */
+		kt_uffd_stop(h[i]);
 	}
 	for (i = 0; i < n; i++) {
 		bad = bad_pages(mem[i], src, size / KT_PAGE_SIZE, GPA, NULL);
@@ -364,7 +362,7 @@ static void run_clones(const char *src, int memfd, unsigned int n,
 		printf("@@SCALE dim=clones arm=%s nr=%u restore=zc chunk=%u mib=%u clones=%u clone=%u round=%u ms=%.3f total_ms=%.3f vcpu_cpu_ms=%.3f handler_cpu_ms=%.3f chunks=%llu events=%llu dup=%llu pf=%llu windows=%llu mapped=%llu ok=%d\n",
 		       a->id, arm_nr(a, chunk), cl_chunk, cl_mib, n, i, round,
 		       j[i].wall_ns / 1e6, total / 1e6, j[i].cpu_ns / 1e6,
-		       kt_uffd_populate_ns(h[i]) / 1e6,
+		       kt_uffd_thread_ns(h[i]) / 1e6,
 		       (unsigned long long)(size / chunk),
 		       (unsigned long long)kt_uffd_events(h[i]),
 		       (unsigned long long)kt_uffd_eexist(h[i]),

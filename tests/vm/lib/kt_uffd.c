@@ -240,6 +240,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 static void *kt_uffd_thread(void *arg)
 {
 	struct kt_uffd *u = arg;
+	uint64_t t0 = kt_thread_ns();
 
 	for (;;) {
 		struct pollfd p[2] = {
@@ -282,6 +283,7 @@ static void *kt_uffd_thread(void *arg)
 		kt_uffd_inc(&u->events);
 		kt_uffd_handle(u, msg.arg.pagefault.address);
 	}
+	u->thread_ns = kt_thread_ns() - t0;
 	return NULL;
 }
 
@@ -429,21 +431,33 @@ struct kt_uffd *kt_uffd_create_minor_memfd(int memfd, size_t size,
 				  memfd, NULL, chunk);
 }
 
+void kt_uffd_stop(struct kt_uffd *u)
+{
+	uint64_t one = 1;
+
+	kt_uffd_gate_open(u);
+	if (!u->running)
+		return;
+	KT_ASSERT(write(u->stop_fd, &one, sizeof(one)) == sizeof(one),
+		  "eventfd write: %s", strerror(errno));
+	pthread_join(u->thread, NULL);
+	u->running = false;
+}
+
+uint64_t kt_uffd_thread_ns(struct kt_uffd *u)
+{
+	return u->thread_ns;
+}
+
 void kt_uffd_destroy(struct kt_uffd *u)
 {
 	struct uffdio_range r;
-	uint64_t one = 1;
 
 	if (!u)
 		return;
 	r.start = (uintptr_t)u->base;
 	r.len = u->size;
-	kt_uffd_gate_open(u);
-	if (u->running) {
-		KT_ASSERT(write(u->stop_fd, &one, sizeof(one)) == sizeof(one),
-			  "eventfd write: %s", strerror(errno));
-		pthread_join(u->thread, NULL);
-	}
+	kt_uffd_stop(u);
 	/* The range may be unmapped already; that is fine. */
 	ioctl(u->uffd, UFFDIO_UNREGISTER, &r);
 	close(u->uffd);

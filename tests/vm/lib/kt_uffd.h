@@ -63,6 +63,7 @@ struct kt_uffd {
 	uint64_t wakes;		/* UFFDIO_WAKE issued after EEXIST */
 	uint64_t errors;	/* unexpected ioctl failures */
 	uint64_t populate_ns;	/* handler CPU time populating (COPY etc.) */
+	uint64_t thread_ns;	/* handler thread's CPU time, once stopped */
 	uint64_t last_addr;	/* address of the last event */
 };
 
@@ -102,6 +103,12 @@ int kt_uffd_memfd(const void *src, size_t size);
  */
 struct kt_uffd *kt_uffd_create_minor_memfd(int memfd, size_t size,
 					   size_t align, size_t chunk);
+/*
+ * Stop the handler thread (no event may be in flight); the counters stay
+ * and kt_uffd_thread_ns() gives the thread's whole CPU time.
+ */
+void kt_uffd_stop(struct kt_uffd *u);
+uint64_t kt_uffd_thread_ns(struct kt_uffd *u);
 /* Stop the handler, unregister, close; frees memory it allocated. */
 void kt_uffd_destroy(struct kt_uffd *u);
 
