@@ -11,13 +11,12 @@ section that checks each target of the issue against the numbers.
 Times are medians over the rounds; ratios compare arms measured in the
 same boot, interleaved.
 """
-import argparse
 import math
 import os
-import subprocess
-import sys
 import statistics as st
 from collections import defaultdict
+
+import reportlib
 
 
 def parse(path):
@@ -341,21 +340,11 @@ plot '{dat}' index 2 using 1:2 with linespoints title 'none', \\
      '{dat}' index 3 using 1:2 with linespoints title 'auto nr=C/4K'
 unset multiplot
 """
-    try:
-        subprocess.run(['gnuplot'], input=script, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print('scale-report: gnuplot failed: %s' % e, file=sys.stderr)
+    reportlib.gnuplot(script, 'scale-report')
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--lines', required=True)
-    ap.add_argument('--out', required=True)
-    ap.add_argument('--abi', default='')
-    ap.add_argument('--command', default='')
-    ap.add_argument('--date', default='')
-    ap.add_argument('--vm-seconds', default='')
-    a = ap.parse_args()
+    a = reportlib.parse_args('--lines', '--command', '--date')
     rows, env, cfg = parse(a.lines)
     out = ['# Scale benchmark (issue 32)\n',
            'Made by `%s` on %s (guest kernel %s, test VM in QEMU TCG with '
