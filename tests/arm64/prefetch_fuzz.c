@@ -225,7 +225,7 @@ static unsigned long cmdline_opt(const char *name, unsigned long def)
 
 int main(void)
 {
-	unsigned long seed, cases, i, failed = 0;
+	unsigned long seed, cases, failed;
 	uint64_t total = (NEIGH + MAXP + NEIGH) * A64_PAGE, off;
 	uint64_t t0 = a64_now_ns();
 	struct rig r = { 0 };
@@ -259,25 +259,11 @@ int main(void)
 	}
 	r.vm_nr = 512;
 
-	for (i = 0; i < cases; i++) {
-		if (rnd(64) == 0) {
-			failed += !init_case(&r, i);
-			continue;
-		}
-		if (r.ejected && rnd(4) == 0)
-			set_fuzzpol(&r, 2 + rnd(1100));
-		failed += !one_case(&r, i, seed);
-		if (failed >= 5)
-			break;
-	}
+	failed = fz_run(&r, &r.ejected, cases, seed);
 	a64_info("seed %lu: %ld cases, %ld init() answers, %ld windows asked, %ld pages prefetched, %ld ejections, %.1f s",
 		 seed, tot.cases, tot.init_cases, tot.windows, tot.mapped,
 		 tot.ejections, (a64_now_ns() - t0) / 1e9);
-	A64_EXPECT(!failed && tot.cases + tot.init_cases == (long)cases,
-		   "%lu random cases: the engine did what the model says (%lu failed)",
-		   cases, failed);
-	A64_EXPECT(tot.ejections > 0 && tot.mapped > tot.cases,
-		   "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
+	fz_verdict(cases, failed, tot.cases + tot.init_cases, tot.cases,
 		   tot.ejections, tot.mapped);
 	a64_vcpu_free(r.vcpu);
 	a64_vm_free(r.vm);

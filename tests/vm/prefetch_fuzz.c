@@ -418,8 +418,7 @@ static void default_cases(void)
 
 int main(void)
 {
-	unsigned long seed = DEFAULT_SEED, cases = DEFAULT_CASES;
-	unsigned long i, failed = 0;
+	unsigned long seed = DEFAULT_SEED, cases = DEFAULT_CASES, failed;
 	char thp_was[64];
 	uint64_t t0 = kt_now_ns();
 	struct rig r = { 0 };
@@ -449,28 +448,13 @@ int main(void)
 	set_fuzzpol(&r, 512);
 	trace_open();
 
-	for (i = 0; i < cases; i++) {
-		if (rnd(64) == 0) {
-			failed += !init_case(&r, i);
-			continue;
-		}
-		/* An ejected policy stays out until selected anew. */
-		if (r.ejected && rnd(4) == 0)
-			set_fuzzpol(&r, 2 + rnd(1100));
-		failed += !one_case(&r, i, seed);
-		if (failed >= 5)
-			break;
-	}
+	failed = fz_run(&r, &r.ejected, cases, seed);
 	kt_info("seed %lu: %ld cases (%ld THP), %ld init() answers, %ld windows asked, %ld pages mapped, %ld ejections, %.1f s (memslots and policy %.1f, guest %.1f, trace %.1f)",
 		seed, tot.cases, tot.thp_cases, tot.init_cases, tot.windows,
 		tot.mapped, tot.ejections, (kt_now_ns() - t0) / 1e9,
 		tot.ns_slot / 1e9, tot.ns_guest / 1e9, tot.ns_trace / 1e9);
-	KT_EXPECT(!failed && tot.cases + tot.init_cases == (long)cases,
-		  "%lu random cases: KVM did what the model says (%lu failed)",
-		  cases, failed);
-	KT_EXPECT(tot.ejections > 0 && tot.mapped > tot.cases,
-		  "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
-		  tot.ejections, tot.mapped);
+	fz_verdict(cases, failed, tot.cases + tot.init_cases, tot.cases,
+		   tot.ejections, tot.mapped);
 
 	trace_close();
 	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "restore prefetch_engine");

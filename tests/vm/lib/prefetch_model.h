@@ -315,4 +315,51 @@ static void set_init_answer(const struct init_answer *a)
 	fuzz_param("init_scribble", a && a->scribble ? "1" : "0");
 }
 
+/* The including program's rig (VM, vCPU, state) and its steps on it. */
+struct rig;
+static void set_fuzzpol(struct rig *r, uint32_t vm_nr);
+static bool one_case(struct rig *r, unsigned long n, uint64_t seed);
+static bool init_case(struct rig *r, unsigned long n);
+
+/*
+ * The case loop: @cases cases on @r, one in 64 an init() answer, the
+ * others a window case; a policy ejected (*@ejected) is selected anew,
+ * at a random nr_pages, before one case in four.  It stops after the
+ * fifth failure; the number of failed cases.
+ */
+static unsigned long fz_run(struct rig *r, const bool *ejected,
+			    unsigned long cases, uint64_t seed)
+{
+	unsigned long i, failed = 0;
+
+	for (i = 0; i < cases; i++) {
+		if (rnd(64) == 0) {
+			failed += !init_case(r, i);
+			continue;
+		}
+		/* An ejected policy stays out until selected anew. */
+		if (*ejected && rnd(4) == 0)
+			set_fuzzpol(r, 2 + rnd(1100));
+		failed += !one_case(r, i, seed);
+		if (failed >= 5)
+			break;
+	}
+	return failed;
+}
+
+/*
+ * The run's verdict: all @cases done (@done, window and init() cases) as
+ * the model says, and some ejected the policy and mapped windows.
+ */
+static void fz_verdict(unsigned long cases, unsigned long failed, long done,
+		       long window_cases, long ejections, long mapped)
+{
+	KT_EXPECT(!failed && done == (long)cases,
+		  "%lu random cases: KVM did what the model says (%lu failed)",
+		  cases, failed);
+	KT_EXPECT(ejections > 0 && mapped > window_cases,
+		  "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
+		  ejections, mapped);
+}
+
 #endif /* PREFETCH_MODEL_H */
