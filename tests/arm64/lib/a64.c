@@ -245,6 +245,26 @@ int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n)
 	return bad;
 }
 
+uint32_t a64_pages_sum(uint64_t gpa, uint64_t n)
+{
+	uint32_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		sum += (uint32_t)(gpa + i * A64_PAGE);
+	return sum;
+}
+
+uint32_t a64_expect_written(const char *what, const char *mem, uint64_t gpa,
+			    uint64_t n)
+{
+	int bad = a64_pages_wrong(mem, gpa, n);
+
+	A64_EXPECT(!bad, "%sthe host reads what the guest wrote (%d pages wrong)",
+		   what, bad);
+	return a64_pages_sum(gpa, n);
+}
+
 int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 		  uint64_t flags, uint64_t *left)
 {
@@ -256,6 +276,25 @@ int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 	if (left)
 		*left = r.size;
 	return ret ? -errno : 0;
+}
+
+struct a64_vm *a64_vm_with_policy(const char *name, uint32_t nr_pages,
+				  uint32_t gup)
+{
+	struct a64_vm *vm = a64_vm_create();
+	int r = a64_vm_set_prefetch(vm, name, nr_pages, gup);
+
+	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s-%u: %s", name, nr_pages,
+		   strerror(-r));
+	return vm;
+}
+
+struct a64_vcpu *a64_vcpu_ready(struct a64_vm *vm, uint64_t gpa)
+{
+	struct a64_vcpu *vcpu = a64_vcpu_add(vm, 0);
+
+	a64_touch(vcpu, gpa, gpa, 0, A64_TOUCH_WRITE);
+	return vcpu;
 }
 
 int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,

@@ -109,6 +109,18 @@ int a64_touch_run(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,
 			uint32_t nr_pages, uint32_t gup);
 
+/*
+ * A VM with policy @name, @nr_pages, @gup (KVM_SET_PREFETCH_POLICY; a
+ * refusal is a FAIL that ends the program).
+ */
+struct a64_vm *a64_vm_with_policy(const char *name, uint32_t nr_pages,
+				  uint32_t gup);
+/*
+ * vCPU 0 of @vm, run once over nothing at @gpa: the code page's own fault
+ * (and its window) comes first, before the test's.
+ */
+struct a64_vcpu *a64_vcpu_ready(struct a64_vm *vm, uint64_t gpa);
+
 /* First u64 of stat @name: 0, -ENOENT (no such stat) or -errno. */
 int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val);
 uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name);
@@ -126,6 +138,14 @@ struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu);
  * first word is not what A64_TOUCH_WRITE stores there.
  */
 int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n);
+/* What a read pass over those pages sums (mod 2^32) once they are right. */
+uint32_t a64_pages_sum(uint64_t gpa, uint64_t n);
+/*
+ * After a write pass over those pages: expect (PASS or FAIL, @what in
+ * front) that the host reads what the guest wrote.  a64_pages_sum().
+ */
+uint32_t a64_expect_written(const char *what, const char *mem, uint64_t gpa,
+			    uint64_t n);
 /* KVM_PRE_FAULT_MEMORY: 0 or -errno; *@left (if set) the size it leaves. */
 int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 		  uint64_t flags, uint64_t *left);
