@@ -221,11 +221,7 @@ static void errors(void)
 
 int main(void)
 {
-	a64_require_kvm();
-	if (a64_prefetch_cap() <= 0) {
-		a64_skip("KVM_CAP_PREFETCH_POLICY: not offered");
-		return a64_exit();
-	}
+	a64_require_prefetch();
 	errors();
 	whole("none", 0, SLOT_SIZE, 0, 0);
 	whole("manual", 8, SLOT_SIZE, NR_PAGES / 8, NR_PAGES - NR_PAGES / 8);

@@ -152,6 +152,8 @@ int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 
 /* KVM_CAP_PREFETCH_POLICY on a fresh VM (lib/uffd.c). */
 int a64_prefetch_cap(void);
+/* a64_require_kvm(), then SKIP (exit 4) unless a64_prefetch_cap() > 0. */
+void a64_require_prefetch(void);
 
 /*
  * A userfaultfd restore handler (lib/uffd.c): a thread that populates the

@@ -103,3 +103,10 @@ int a64_prefetch_cap(void)
 	a64_vm_free(vm);
 	return cap;
 }
+
+void a64_require_prefetch(void)
+{
+	a64_require_kvm();
+	A64_REQUIRE(a64_prefetch_cap() > 0,
+		    "KVM_CAP_PREFETCH_POLICY: not offered");
+}
