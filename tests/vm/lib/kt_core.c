@@ -68,6 +68,80 @@ int kt_exit(void)
 	return KT_EXIT_FAIL;
 }
 
+/* ---- sysfs / procfs files ------------------------------------------ */
+
+int ktsys_read(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			buf[got] = '\0';
+			return n;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+int ktsys_read_line(const char *path, char *buf, size_t len)
+{
+	int n = ktsys_read(path, buf, len);
+
+	if (n < 0)
+		return n;
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+int ktsys_read_long(const char *path, long *val)
+{
+	char buf[64], *end;
+	int r = ktsys_read_line(path, buf, sizeof(buf));
+
+	if (r)
+		return r;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int ktsys_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return (size_t)n == len ? 0 : -EIO;
+}
+
 /* ---- /dev/kvm, stats, clock ---------------------------------------- */
 
 int kt_kvm_open(void)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kt_core - what the x86 (kvmtest.h) and arm64 (tests/arm64/lib/a64.h)
- * in-VM test libraries share: reporting, /dev/kvm, binary stats and the
- * clock.  tests/vm's build links kt_core.c with the other lib/ files;
+ * in-VM test libraries share: reporting, sysfs files, /dev/kvm, binary
+ * stats and the clock.  tests/vm's build links kt_core.c with the other lib/ files;
  * tests/arm64/lib/core.c includes it for the arm64 build.
  *
  * Reporting: each check prints exactly one line "PASS: ...", "FAIL: ..."
@@ -73,6 +73,23 @@ int kt_failures(void);
 			exit(kt_exit());				\
 		}							\
 	} while (0)
+
+/* ---- sysfs / procfs files (kt_sys.h's names) ------------------------ */
+
+/*
+ * Read the whole file (up to @len - 1 bytes) into @buf, NUL-terminated.
+ * Returns the number of bytes read or -errno.
+ */
+int ktsys_read(const char *path, char *buf, size_t len);
+/* Like ktsys_read() but strips one trailing newline; 0 or -errno. */
+int ktsys_read_line(const char *path, char *buf, size_t len);
+/* Read a decimal number; 0 or -errno (-EINVAL if not a number). */
+int ktsys_read_long(const char *path, long *val);
+/*
+ * One write(2) of strlen(@val) bytes to @path (opened O_WRONLY).
+ * Returns 0 if all was written, -errno on error (-EIO on a short write).
+ */
+int ktsys_write(const char *path, const char *val);
 
 /* ---- /dev/kvm, stats, clock ---------------------------------------- */
 

@@ -2,10 +2,12 @@
 /*
  * kt_sys - system-side helpers for the in-VM prefetch tests.
  *
- * sysfs reads and writes that return -errno, module swaps through
- * /bin/kvm-reload with a guard that restores "kvm-reload ours" even when a
- * test dies, a VM's debugfs directory ("<pid>-<vmfd>"), wrappers for
- * KVM_GET/SET_PREFETCH_POLICY and a reader for new kernel log records.
+ * Module swaps through /bin/kvm-reload with a guard that restores
+ * "kvm-reload ours" even when a test dies, a VM's debugfs directory
+ * ("<pid>-<vmfd>"), wrappers for KVM_GET/SET_PREFETCH_POLICY and a reader
+ * for new kernel log records.  The sysfs reads and writes that return
+ * -errno (ktsys_read(), ktsys_write(), ...) are kt_core's, shared with
+ * the arm64 library.
  *
  * All symbols start with ktsys_ / KTSYS_ (the lib/ directory is shared
  * with other helper libraries and linked into every test program).
@@ -17,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kvm.h>
+
+#include "kt_core.h"	/* ktsys_read(), ktsys_write() and the others */
 
 /*
  * Test programs are built against the patched <linux/kvm.h>, which
@@ -35,23 +39,6 @@
 #define KTSYS_P_ENGINE		KTSYS_PARAM_DIR "prefetch_engine"
 #define KTSYS_KVM_REFCNT	"/sys/module/kvm/refcnt"
 #define KTSYS_DEBUGFS_KVM	"/sys/kernel/debug/kvm"
-
-/* ---- sysfs / procfs files ----------------------------------------- */
-
-/*
- * Read the whole file (up to @len - 1 bytes) into @buf, NUL-terminated.
- * Returns the number of bytes read or -errno.
- */
-int ktsys_read(const char *path, char *buf, size_t len);
-/* Like ktsys_read() but strips one trailing newline; 0 or -errno. */
-int ktsys_read_line(const char *path, char *buf, size_t len);
-/* Read a decimal number; 0 or -errno (-EINVAL if not a number). */
-int ktsys_read_long(const char *path, long *val);
-/*
- * One write(2) of strlen(@val) bytes to @path (opened O_WRONLY).
- * Returns 0 if all was written, -errno on error (-EIO on a short write).
- */
-int ktsys_write(const char *path, const char *val);
 
 /* ---- module swaps ---------------------------------------------------- */
 
