@@ -485,43 +485,64 @@ static void kp_usage(FILE *f)
 		kp_prog, kp_prog, kp_prog, kp_prog, kp_prog, kp_prog);
 }
 
-static int kp_set_default(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "policy",	required_argument, NULL, 'p' },
-		{ "nr-pages",	required_argument, NULL, 'n' },
-		{ "gup",	required_argument, NULL, 'g' },
-		{ "persist",	no_argument,	   NULL, 'P' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
-	const char *vals[KP_NR_PARAMS] = { NULL };
-	bool persist = false, any = false;
-	int c, p, ret;
+/*
+ * A subcommand's options: --@name with an argument (into *@arg) or, with
+ * @arg NULL, a flag (*@flag set).  --help is every subcommand's.
+ */
+struct kp_opt {
+	const char *name;
+	const char **arg;
+	bool *flag;
+};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			vals[KP_POLICY] = optarg;
-			break;
-		case 'n':
-			vals[KP_NR_PAGES] = optarg;
-			break;
-		case 'g':
-			vals[KP_GUP] = optarg;
-			break;
-		case 'P':
-			persist = true;
-			break;
-		case 'h':
+#define KP_MAX_OPTS	8
+
+/*
+ * getopt_long() over @opts (@n of them, at most KP_MAX_OPTS): -1 when
+ * all parsed (optind at the first operand), else the exit code (--help:
+ * the usage on stdout, KP_EXIT_OK; an unknown option: KP_EXIT_USAGE).
+ */
+static int kp_getopt(int argc, char **argv, const struct kp_opt *opts, int n)
+{
+	struct option lo[KP_MAX_OPTS + 2] = { { NULL, 0, NULL, 0 } };
+	int c, i;
+
+	for (i = 0; i < n; i++)
+		lo[i] = (struct option){ opts[i].name,
+			opts[i].arg ? required_argument : no_argument, NULL, i };
+	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c >= 0 && c < n && opts[c].arg) {
+			*opts[c].arg = optarg;
+		} else if (c >= 0 && c < n) {
+			*opts[c].flag = true;
+		} else if (c == 'h') {
 			kp_usage(stdout);
 			return KP_EXIT_OK;
-		default:
+		} else {
 			kp_usage(stderr);
 			return KP_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+static int kp_set_default(int argc, char **argv)
+{
+	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
+	const char *vals[KP_NR_PARAMS] = { NULL };
+	bool persist = false, any = false;
+	const struct kp_opt opts[] = {
+		{ "policy", &vals[KP_POLICY], NULL },
+		{ "nr-pages", &vals[KP_NR_PAGES], NULL },
+		{ "gup", &vals[KP_GUP], NULL },
+		{ "persist", NULL, &persist },
+	};
+	int p, ret;
+
+	ret = kp_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
+	if (ret >= 0)
+		return ret;
 	if (optind != argc)
 		return kp_err(KP_EXIT_USAGE, "set-default: unexpected '%s'",
 			      argv[optind]);
@@ -1492,40 +1513,19 @@ static int kp_set_vm(long pid, long fd, const char *name, const char *nr,
 
 static int kp_set(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid",	required_argument, NULL, 'p' },
-		{ "fd",		required_argument, NULL, 'f' },
-		{ "nr-pages",	required_argument, NULL, 'n' },
-		{ "gup",	required_argument, NULL, 'g' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *pid_arg = NULL, *fd_arg = NULL, *nr = NULL, *gup = NULL;
+	const struct kp_opt opts[] = {
+		{ "pid", &pid_arg, NULL },
+		{ "fd", &fd_arg, NULL },
+		{ "nr-pages", &nr, NULL },
+		{ "gup", &gup, NULL },
+	};
 	long pid, fd = -1;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pid_arg = optarg;
-			break;
-		case 'f':
-			fd_arg = optarg;
-			break;
-		case 'n':
-			nr = optarg;
-			break;
-		case 'g':
-			gup = optarg;
-			break;
-		case 'h':
-			kp_usage(stdout);
-			return KP_EXIT_OK;
-		default:
-			kp_usage(stderr);
-			return KP_EXIT_USAGE;
-		}
-	}
+	ret = kp_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
+	if (ret >= 0)
+		return ret;
 	if (!pid_arg)
 		return kp_err(KP_EXIT_USAGE, "set: give the VMM's --pid");
 	if (optind == argc)
