@@ -546,6 +546,21 @@ static void switching_stress(void)
 /* ---- tdp_mmu=0 --------------------------------------------------------------- */
 
 /*
+ * "kvm-reload @args" (a PASS or FAIL line), then the module parameter
+ * @param in @val (@len bytes); false if the reload failed.
+ */
+static bool reload_and_read(const char *args, const char *param, char *val,
+			    size_t len)
+{
+	int r = ktsys_reload(args);
+
+	if (!KT_EXPECT(r == 0, "kvm-reload %s (status %d)", args, r))
+		return false;
+	ktsys_read_line(param, val, len);
+	return true;
+}
+
+/*
  * The legacy MMU under TDP: nothing is ever prefetched, so the VM reports
  * no KVM_CAP_PREFETCH_POLICY and SET fails EOPNOTSUPP, as without TDP;
  * KVM_PRE_FAULT_MEMORY works there and keeps its capability.  /dev/kvm
@@ -559,11 +574,10 @@ static void check_no_tdp_mmu(void)
 	struct kt_vm *vm;
 	int r;
 
-	r = ktsys_reload("ours tdp_mmu=0");
-	if (!KT_EXPECT(r == 0, "kvm-reload ours tdp_mmu=0 (status %d)", r))
+	if (!reload_and_read("ours tdp_mmu=0",
+			     "/sys/module/kvm/parameters/tdp_mmu", val,
+			     sizeof(val)))
 		return;
-	ktsys_read_line("/sys/module/kvm/parameters/tdp_mmu", val,
-			sizeof(val));
 	KT_EXPECT(!strcmp(val, "N"), "kvm tdp_mmu reads \"%s\" (legacy MMU)",
 		  val);
 
@@ -599,11 +613,10 @@ static void check_no_tdp(void)
 	struct kt_vm *vm;
 	int r;
 
-	r = ktsys_reload("ours -- npt=0");
-	if (!KT_EXPECT(r == 0, "kvm-reload ours -- npt=0 (status %d)", r))
+	if (!reload_and_read("ours -- npt=0",
+			     "/sys/module/kvm_amd/parameters/npt", npt,
+			     sizeof(npt)))
 		return;
-	ktsys_read_line("/sys/module/kvm_amd/parameters/npt", npt,
-			sizeof(npt));
 	KT_EXPECT(!strcmp(npt, "N") || !strcmp(npt, "0"),
 		  "kvm_amd npt reads \"%s\" (TDP off)", npt);
 

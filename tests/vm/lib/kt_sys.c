@@ -537,6 +537,19 @@ void ktsys_start_random(int timeout_s, const char *name, char *engine,
 	*cases = ktsys_cmdline_ulong(key, *cases);
 }
 
+void ktsys_default_for_new_vms(const char *policy)
+{
+	struct kvm_prefetch_policy p = { .name = "" };
+	struct kt_vm *vm;
+	int r = ktsys_write(KTSYS_P_POLICY, policy);
+
+	KT_ASSERT(r == 0, "prefetch_policy=%s (%d)", policy, r);
+	vm = kt_vm_create();
+	KT_EXPECT(ktsys_get_policy(vm->fd, &p) == 0 && !strcmp(p.name, policy),
+		  "a new VM starts with the default %s (%s)", policy, p.name);
+	kt_vm_free(vm);
+}
+
 void ktsys_set_engine(const char *engine)
 {
 	int r = ktsys_write(KTSYS_P_ENGINE, engine);

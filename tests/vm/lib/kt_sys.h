@@ -83,6 +83,12 @@ int ktsys_set_defaults(const char *policy, const char *nr_pages,
 /* "fault" or "batch" in prefetch_engine; a failure ends the program. */
 void ktsys_set_engine(const char *engine);
 
+/*
+ * Make @policy the default (prefetch_policy; a failure ends the
+ * program) and expect (PASS or FAIL) that a new VM starts with it.
+ */
+void ktsys_default_for_new_vms(const char *policy);
+
 /* ---- per-VM policy ioctls -------------------------------------------- */
 
 /* Fill @p: zeroes, then @name (at most 16 bytes, no NUL added at 16). */
