@@ -84,7 +84,7 @@ static unsigned int rounds = 3, mem_rounds = 3, rnd_rounds = 5;
 static unsigned int vc_mib = 64, cl_mib = 64, rnd_mib = 64;
 static unsigned int vc_vcpus[MAX_LIST] = { 1, 2, 4, 8 }, nr_vc_vcpus = 4;
 static unsigned int vc_chunks[MAX_LIST] = { 512, 2048 }, nr_vc_chunks = 2;
-static bool vc_zc = true;
+static unsigned int vc_zc = 1;
 static unsigned int cl_n[MAX_LIST] = { 1, 2, 4, 8 }, nr_cl_n = 4;
 static unsigned int cl_chunk = 512, mem_chunk = 2048, rnd_chunk = 512;
 static unsigned int mem_sizes[MAX_LIST] = { 64, 256, 1024, 2048 },
@@ -589,10 +589,35 @@ static unsigned int parse_list(char *v, unsigned int *out)
 	return n;
 }
 
+/*
+ * The kp.scale= keys but dims: a number into *@val, or (with @list) a
+ * list "a:b:c" into @list and its length into *@val.
+ */
+static const struct scale_key {
+	const char *key;
+	unsigned int *val, *list;
+} scale_keys[] = {
+	{ "rounds", &rounds, NULL },
+	{ "vc_mib", &vc_mib, NULL },
+	{ "vc_vcpus", &nr_vc_vcpus, vc_vcpus },
+	{ "vc_chunks", &nr_vc_chunks, vc_chunks },
+	{ "vc_zc", &vc_zc, NULL },
+	{ "cl_mib", &cl_mib, NULL },
+	{ "cl_n", &nr_cl_n, cl_n },
+	{ "cl_chunk", &cl_chunk, NULL },
+	{ "mem_sizes", &nr_mem_sizes, mem_sizes },
+	{ "mem_chunk", &mem_chunk, NULL },
+	{ "mem_rounds", &mem_rounds, NULL },
+	{ "rnd_mib", &rnd_mib, NULL },
+	{ "rnd_rounds", &rnd_rounds, NULL },
+	{ "rnd_chunk", &rnd_chunk, NULL },
+};
+
 /* kp.scale=k=v,k=v from /proc/cmdline; false if there is none. */
 static bool parse_cmdline(void)
 {
 	static char line[4096];
+	const struct scale_key *k;
 	char *arg, *end, *tok, *save, *v;
 
 	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
@@ -615,37 +640,17 @@ static bool parse_cmdline(void)
 			dim_clones = strstr(v, "clones");
 			dim_mem = strstr(v, "mem");
 			dim_random = strstr(v, "random");
-		} else if (!strcmp(tok, "rounds")) {
-			rounds = atoi(v);
-		} else if (!strcmp(tok, "vc_mib")) {
-			vc_mib = atoi(v);
-		} else if (!strcmp(tok, "vc_vcpus")) {
-			nr_vc_vcpus = parse_list(v, vc_vcpus);
-		} else if (!strcmp(tok, "vc_chunks")) {
-			nr_vc_chunks = parse_list(v, vc_chunks);
-		} else if (!strcmp(tok, "vc_zc")) {
-			vc_zc = atoi(v);
-		} else if (!strcmp(tok, "cl_mib")) {
-			cl_mib = atoi(v);
-		} else if (!strcmp(tok, "cl_n")) {
-			nr_cl_n = parse_list(v, cl_n);
-		} else if (!strcmp(tok, "cl_chunk")) {
-			cl_chunk = atoi(v);
-		} else if (!strcmp(tok, "mem_sizes")) {
-			nr_mem_sizes = parse_list(v, mem_sizes);
-		} else if (!strcmp(tok, "mem_chunk")) {
-			mem_chunk = atoi(v);
-		} else if (!strcmp(tok, "mem_rounds")) {
-			mem_rounds = atoi(v);
-		} else if (!strcmp(tok, "rnd_mib")) {
-			rnd_mib = atoi(v);
-		} else if (!strcmp(tok, "rnd_rounds")) {
-			rnd_rounds = atoi(v);
-		} else if (!strcmp(tok, "rnd_chunk")) {
-			rnd_chunk = atoi(v);
-		} else {
-			KT_ASSERT(0, "kp.scale: unknown key '%s'", tok);
+			continue;
 		}
+		for (k = scale_keys; k < scale_keys + ARRAY_SIZE(scale_keys); k++)
+			if (!strcmp(tok, k->key))
+				break;
+		KT_ASSERT(k < scale_keys + ARRAY_SIZE(scale_keys),
+			  "kp.scale: unknown key '%s'", tok);
+		if (k->list)
+			*k->val = parse_list(v, k->list);
+		else
+			*k->val = atoi(v);
 	}
 	return true;
 }
