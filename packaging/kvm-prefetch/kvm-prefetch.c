@@ -618,6 +618,22 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 	return -1;
 }
 
+/* The number after @field (e.g. "Tgid:") in the status file @path, or -1. */
+static long kp_status_field(const char *path, const char *field)
+{
+	char line[KP_LINE_MAX];
+	size_t n = strlen(field);
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && val < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) || sscanf(line + n, "%ld", &val) != 1)
+			val = -1;
+	if (f)
+		fclose(f);
+	return val;
+}
+
 /*
  * The process that created VM @vm ("<pid>-<fd>"): its pid in @pid and
  * its comm in @comm, or "-" where it is gone.  The pid of the name is
@@ -627,17 +643,11 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 static void kp_vm_owner(const char *vm, char *pid, size_t plen, char *comm,
 			size_t clen)
 {
-	char path[PATH_MAX], line[KP_LINE_MAX];
-	long tid = strtol(vm, NULL, 10), tgid = -1;
-	FILE *f;
+	char path[PATH_MAX];
+	long tid = strtol(vm, NULL, 10), tgid;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
-	f = fopen(path, "r");
-	while (f && tgid < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", &tgid) != 1)
-			tgid = -1;
-	if (f)
-		fclose(f);
+	tgid = kp_status_field(path, "Tgid:");
 	snprintf(pid, plen, "-");
 	snprintf(comm, clen, "-");
 	if (tgid <= 0)
@@ -1023,6 +1033,43 @@ static int kp_find_syscall(struct kp_tracee *t)
 	return ret;
 }
 
+/* *@a = *@a <@op> @v for classic BPF's ALU @op; false for no such op. */
+static bool kp_cbpf_alu(unsigned int op, unsigned int *a, unsigned int v)
+{
+	static const unsigned int ops[] = { BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV,
+		BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_NEG };
+	const unsigned int r[] = {
+		*a + v, *a - v, *a * v, v ? *a / v : 0, v ? *a % v : 0,
+		*a | v, *a & v, *a ^ v, v < 32 ? *a << v : 0,
+		v < 32 ? *a >> v : 0, -*a,
+	};
+	unsigned int n;
+
+	for (n = 0; n < sizeof(ops) / sizeof(ops[0]); n++)
+		if (op == ops[n]) {
+			*a = r[n];
+			return true;
+		}
+	return false;
+}
+
+/* Classic BPF's conditional jump @op on @a and @v: 1, 0, or -1 (no such op). */
+static int kp_cbpf_cond(unsigned int op, unsigned int a, unsigned int v)
+{
+	switch (op) {
+	case BPF_JEQ:
+		return a == v;
+	case BPF_JGT:
+		return a > v;
+	case BPF_JGE:
+		return a >= v;
+	case BPF_JSET:
+		return !!(a & v);
+	default:
+		return -1;
+	}
+}
+
 /*
  * Run classic BPF program @f (a seccomp filter) on @d.  Return: its
  * SECCOMP_RET_* value; an instruction seccomp would not have accepted
@@ -1032,7 +1079,7 @@ static unsigned int kp_cbpf_run(const struct sock_filter *f, int len,
 				const struct seccomp_data *d)
 {
 	unsigned int a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 }, k, v;
-	int pc;
+	int pc, r;
 
 	for (pc = 0; pc >= 0 && pc < len; pc++) {
 		const struct sock_filter *i = &f[pc];
@@ -1066,66 +1113,20 @@ static unsigned int kp_cbpf_run(const struct sock_filter *f, int len,
 			mem[k % BPF_MEMWORDS] = x;
 			break;
 		case BPF_ALU:
-			v = BPF_SRC(i->code) == BPF_X ? x : k;
-			switch (BPF_OP(i->code)) {
-			case BPF_ADD:
-				a += v;
-				break;
-			case BPF_SUB:
-				a -= v;
-				break;
-			case BPF_MUL:
-				a *= v;
-				break;
-			case BPF_DIV:
-				a = v ? a / v : 0;
-				break;
-			case BPF_MOD:
-				a = v ? a % v : 0;
-				break;
-			case BPF_OR:
-				a |= v;
-				break;
-			case BPF_AND:
-				a &= v;
-				break;
-			case BPF_XOR:
-				a ^= v;
-				break;
-			case BPF_LSH:
-				a = v < 32 ? a << v : 0;
-				break;
-			case BPF_RSH:
-				a = v < 32 ? a >> v : 0;
-				break;
-			case BPF_NEG:
-				a = -a;
-				break;
-			default:
+			if (!kp_cbpf_alu(BPF_OP(i->code), &a,
+					 BPF_SRC(i->code) == BPF_X ? x : k))
 				return SECCOMP_RET_KILL_PROCESS;
-			}
 			break;
 		case BPF_JMP:
-			v = BPF_SRC(i->code) == BPF_X ? x : k;
-			switch (BPF_OP(i->code)) {
-			case BPF_JA:
+			if (BPF_OP(i->code) == BPF_JA) {
 				pc += k;
-				continue;
-			case BPF_JEQ:
-				pc += a == v ? i->jt : i->jf;
 				break;
-			case BPF_JGT:
-				pc += a > v ? i->jt : i->jf;
-				break;
-			case BPF_JGE:
-				pc += a >= v ? i->jt : i->jf;
-				break;
-			case BPF_JSET:
-				pc += a & v ? i->jt : i->jf;
-				break;
-			default:
-				return SECCOMP_RET_KILL_PROCESS;
 			}
+			r = kp_cbpf_cond(BPF_OP(i->code), a,
+					 BPF_SRC(i->code) == BPF_X ? x : k);
+			if (r < 0)
+				return SECCOMP_RET_KILL_PROCESS;
+			pc += r ? i->jt : i->jf;
 			break;
 		case BPF_RET:
 			return BPF_RVAL(i->code) == BPF_A ? a : k;
@@ -1186,19 +1187,11 @@ static int kp_seccomp_action(struct kp_tracee *t, long fd, unsigned long cmd,
 /* "Seccomp:" of /proc/<pid>/task/<tid>/status: 0 none, 1 strict, 2 filter. */
 static int kp_seccomp_mode(struct kp_tracee *t)
 {
-	char path[96], line[KP_LINE_MAX];
-	int mode = -1;
-	FILE *f;
+	char path[96];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->pid,
 		 t->tid);
-	f = fopen(path, "r");
-	while (f && mode < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) != 1)
-			mode = -1;
-	if (f)
-		fclose(f);
-	return mode;
+	return (int)kp_status_field(path, "Seccomp:");
 }
 
 /*
