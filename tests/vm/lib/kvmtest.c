@@ -516,6 +516,35 @@ uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name)
 	return kt_stats_vcpu_get(&vcpu->stats, vcpu->fd, vcpu->id, name);
 }
 
+struct kt_counts kt_counts_read(struct kt_vm *vm, struct kt_vcpu *vcpu)
+{
+	struct kt_counts c;
+
+	c.pf = kt_vcpu_stat_get(vcpu, "pf_taken");
+	c.windows = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+	c.mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	KT_ASSERT(!kt_vm_stat(vm, "pages_4k", &c.p4k), "VM stat pages_4k");
+	KT_ASSERT(!kt_vm_stat(vm, "pages_2m", &c.p2m), "VM stat pages_2m");
+	return c;
+}
+
+void kt_counts_info(const struct kt_counts *a, const struct kt_counts *b,
+		    const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	kt_info("%s: pf_taken +%llu prefetch_windows +%llu prefetch_mapped +%llu pages_4k +%llu pages_2m +%llu",
+		what, (unsigned long long)(b->pf - a->pf),
+		(unsigned long long)(b->windows - a->windows),
+		(unsigned long long)(b->mapped - a->mapped),
+		(unsigned long long)(b->p4k - a->p4k),
+		(unsigned long long)(b->p2m - a->p2m));
+}
+
 char *kt_populated(uint64_t size, uint64_t gpa)
 {
 	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,

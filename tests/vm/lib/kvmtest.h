@@ -202,6 +202,21 @@ int kt_vm_stat(struct kt_vm *vm, const char *name, uint64_t *val);
 /* Like kt_vcpu_stat() but a missing or unreadable stat is a FAIL. */
 uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name);
 
+/* A vCPU's guest faults and prefetch counters, its VM's leaves. */
+struct kt_counts {
+	uint64_t pf, windows, mapped;	/* pf_taken, prefetch_windows, _mapped */
+	uint64_t p4k, p2m;		/* the VM's pages_4k, pages_2m */
+};
+
+/* The counts now; a failure ends the program. */
+struct kt_counts kt_counts_read(struct kt_vm *vm, struct kt_vcpu *vcpu);
+/*
+ * An information line: the printf-style @fmt, then what each count
+ * grew by from @a to @b.
+ */
+void kt_counts_info(const struct kt_counts *a, const struct kt_counts *b,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* ---- misc ---------------------------------------------------------- */
 
 /* pthread_join() @t if it ends within @secs s; true if it did. */
