@@ -24,15 +24,10 @@
 # "N passed, N failed".
 
 set -eo pipefail
-[ $# -ge 4 ] || {
-	echo "usage: $0 <deb dir> <work dir> <test bin dir> <abi>=<image>..." >&2
-	exit 2
-}
-DEBS=$1
-WORK=$2
-TESTBIN=$3
-shift 3
-KERNELS=("$@")
+# shellcheck source=scripts/args.sh
+. "$(dirname "$0")/../scripts/args.sh"
+kp_args "<deb dir> <work dir> <test bin dir> <abi>=<image>..." \
+	DEBS WORK TESTBIN KERNELS... -- "$@"
 # The default base's kernel, for the checks that need one.
 ABI=${KERNELS[0]%%=*}
 KMODDIR=/lib/modules/$ABI

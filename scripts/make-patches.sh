@@ -19,14 +19,10 @@
 # commit per step; the output dir gets the series.
 
 set -eo pipefail
-[ $# -eq 4 ] || {
-	echo "usage: $0 <pristine tree> <work dir> <output dir> <version>" >&2
-	exit 2
-}
-PRISTINE=$1
-PG=$2
-OUT=$3
-VERSION=$4
+# shellcheck source=scripts/args.sh
+. "$(dirname "$0")/args.sh"
+kp_args "<pristine tree> <work dir> <output dir> <version>" \
+	PRISTINE PG OUT VERSION -- "$@"
 TOP=$PWD
 MSGS=$TOP/scripts/patches
 # shellcheck source=scripts/layout.sh

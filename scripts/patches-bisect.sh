@@ -18,14 +18,10 @@
 # Usage: patches-bisect.sh <series git dir> <work dir> <headers dir> <Kbuild.oot>
 
 set -uo pipefail
-[ $# -eq 4 ] || {
-	echo "usage: $0 <series git dir> <work dir> <headers dir> <Kbuild.oot>" >&2
-	exit 2
-}
-PG=$1
-WORK=$2
-KHEADERS=$3
-OOT=$4
+# shellcheck source=scripts/args.sh
+. "$(dirname "$0")/args.sh"
+kp_args "<series git dir> <work dir> <headers dir> <Kbuild.oot>" \
+	PG WORK KHEADERS OOT -- "$@"
 TOP=$PWD
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)

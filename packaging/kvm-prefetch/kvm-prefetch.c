@@ -485,43 +485,64 @@ static void kp_usage(FILE *f)
 		kp_prog, kp_prog, kp_prog, kp_prog, kp_prog, kp_prog);
 }
 
-static int kp_set_default(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "policy",	required_argument, NULL, 'p' },
-		{ "nr-pages",	required_argument, NULL, 'n' },
-		{ "gup",	required_argument, NULL, 'g' },
-		{ "persist",	no_argument,	   NULL, 'P' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
-	const char *vals[KP_NR_PARAMS] = { NULL };
-	bool persist = false, any = false;
-	int c, p, ret;
+/*
+ * A subcommand's options: --@name with an argument (into *@arg) or, with
+ * @arg NULL, a flag (*@flag set).  --help is every subcommand's.
+ */
+struct kp_opt {
+	const char *name;
+	const char **arg;
+	bool *flag;
+};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			vals[KP_POLICY] = optarg;
-			break;
-		case 'n':
-			vals[KP_NR_PAGES] = optarg;
-			break;
-		case 'g':
-			vals[KP_GUP] = optarg;
-			break;
-		case 'P':
-			persist = true;
-			break;
-		case 'h':
+#define KP_MAX_OPTS	8
+
+/*
+ * getopt_long() over @opts (@n of them, at most KP_MAX_OPTS): -1 when
+ * all parsed (optind at the first operand), else the exit code (--help:
+ * the usage on stdout, KP_EXIT_OK; an unknown option: KP_EXIT_USAGE).
+ */
+static int kp_getopt(int argc, char **argv, const struct kp_opt *opts, int n)
+{
+	struct option lo[KP_MAX_OPTS + 2] = { { NULL, 0, NULL, 0 } };
+	int c, i;
+
+	for (i = 0; i < n; i++)
+		lo[i] = (struct option){ opts[i].name,
+			opts[i].arg ? required_argument : no_argument, NULL, i };
+	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c >= 0 && c < n && opts[c].arg) {
+			*opts[c].arg = optarg;
+		} else if (c >= 0 && c < n) {
+			*opts[c].flag = true;
+		} else if (c == 'h') {
 			kp_usage(stdout);
 			return KP_EXIT_OK;
-		default:
+		} else {
 			kp_usage(stderr);
 			return KP_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+static int kp_set_default(int argc, char **argv)
+{
+	char conf[KP_NR_PARAMS][KP_VALUE_MAX];
+	const char *vals[KP_NR_PARAMS] = { NULL };
+	bool persist = false, any = false;
+	const struct kp_opt opts[] = {
+		{ "policy", &vals[KP_POLICY], NULL },
+		{ "nr-pages", &vals[KP_NR_PAGES], NULL },
+		{ "gup", &vals[KP_GUP], NULL },
+		{ "persist", NULL, &persist },
+	};
+	int p, ret;
+
+	ret = kp_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
+	if (ret >= 0)
+		return ret;
 	if (optind != argc)
 		return kp_err(KP_EXIT_USAGE, "set-default: unexpected '%s'",
 			      argv[optind]);
@@ -597,6 +618,22 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 	return -1;
 }
 
+/* The number after @field (e.g. "Tgid:") in the status file @path, or -1. */
+static long kp_status_field(const char *path, const char *field)
+{
+	char line[KP_LINE_MAX];
+	size_t n = strlen(field);
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && val < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) || sscanf(line + n, "%ld", &val) != 1)
+			val = -1;
+	if (f)
+		fclose(f);
+	return val;
+}
+
 /*
  * The process that created VM @vm ("<pid>-<fd>"): its pid in @pid and
  * its comm in @comm, or "-" where it is gone.  The pid of the name is
@@ -606,17 +643,11 @@ static int kp_vm_file(const char *kvmdir, const char *vm, const char *file,
 static void kp_vm_owner(const char *vm, char *pid, size_t plen, char *comm,
 			size_t clen)
 {
-	char path[PATH_MAX], line[KP_LINE_MAX];
-	long tid = strtol(vm, NULL, 10), tgid = -1;
-	FILE *f;
+	char path[PATH_MAX];
+	long tid = strtol(vm, NULL, 10), tgid;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
-	f = fopen(path, "r");
-	while (f && tgid < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", &tgid) != 1)
-			tgid = -1;
-	if (f)
-		fclose(f);
+	tgid = kp_status_field(path, "Tgid:");
 	snprintf(pid, plen, "-");
 	snprintf(comm, clen, "-");
 	if (tgid <= 0)
@@ -1002,6 +1033,43 @@ static int kp_find_syscall(struct kp_tracee *t)
 	return ret;
 }
 
+/* *@a = *@a <@op> @v for classic BPF's ALU @op; false for no such op. */
+static bool kp_cbpf_alu(unsigned int op, unsigned int *a, unsigned int v)
+{
+	static const unsigned int ops[] = { BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV,
+		BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_NEG };
+	const unsigned int r[] = {
+		*a + v, *a - v, *a * v, v ? *a / v : 0, v ? *a % v : 0,
+		*a | v, *a & v, *a ^ v, v < 32 ? *a << v : 0,
+		v < 32 ? *a >> v : 0, -*a,
+	};
+	unsigned int n;
+
+	for (n = 0; n < sizeof(ops) / sizeof(ops[0]); n++)
+		if (op == ops[n]) {
+			*a = r[n];
+			return true;
+		}
+	return false;
+}
+
+/* Classic BPF's conditional jump @op on @a and @v: 1, 0, or -1 (no such op). */
+static int kp_cbpf_cond(unsigned int op, unsigned int a, unsigned int v)
+{
+	switch (op) {
+	case BPF_JEQ:
+		return a == v;
+	case BPF_JGT:
+		return a > v;
+	case BPF_JGE:
+		return a >= v;
+	case BPF_JSET:
+		return !!(a & v);
+	default:
+		return -1;
+	}
+}
+
 /*
  * Run classic BPF program @f (a seccomp filter) on @d.  Return: its
  * SECCOMP_RET_* value; an instruction seccomp would not have accepted
@@ -1011,7 +1079,7 @@ static unsigned int kp_cbpf_run(const struct sock_filter *f, int len,
 				const struct seccomp_data *d)
 {
 	unsigned int a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 }, k, v;
-	int pc;
+	int pc, r;
 
 	for (pc = 0; pc >= 0 && pc < len; pc++) {
 		const struct sock_filter *i = &f[pc];
@@ -1045,66 +1113,20 @@ static unsigned int kp_cbpf_run(const struct sock_filter *f, int len,
 			mem[k % BPF_MEMWORDS] = x;
 			break;
 		case BPF_ALU:
-			v = BPF_SRC(i->code) == BPF_X ? x : k;
-			switch (BPF_OP(i->code)) {
-			case BPF_ADD:
-				a += v;
-				break;
-			case BPF_SUB:
-				a -= v;
-				break;
-			case BPF_MUL:
-				a *= v;
-				break;
-			case BPF_DIV:
-				a = v ? a / v : 0;
-				break;
-			case BPF_MOD:
-				a = v ? a % v : 0;
-				break;
-			case BPF_OR:
-				a |= v;
-				break;
-			case BPF_AND:
-				a &= v;
-				break;
-			case BPF_XOR:
-				a ^= v;
-				break;
-			case BPF_LSH:
-				a = v < 32 ? a << v : 0;
-				break;
-			case BPF_RSH:
-				a = v < 32 ? a >> v : 0;
-				break;
-			case BPF_NEG:
-				a = -a;
-				break;
-			default:
+			if (!kp_cbpf_alu(BPF_OP(i->code), &a,
+					 BPF_SRC(i->code) == BPF_X ? x : k))
 				return SECCOMP_RET_KILL_PROCESS;
-			}
 			break;
 		case BPF_JMP:
-			v = BPF_SRC(i->code) == BPF_X ? x : k;
-			switch (BPF_OP(i->code)) {
-			case BPF_JA:
+			if (BPF_OP(i->code) == BPF_JA) {
 				pc += k;
-				continue;
-			case BPF_JEQ:
-				pc += a == v ? i->jt : i->jf;
 				break;
-			case BPF_JGT:
-				pc += a > v ? i->jt : i->jf;
-				break;
-			case BPF_JGE:
-				pc += a >= v ? i->jt : i->jf;
-				break;
-			case BPF_JSET:
-				pc += a & v ? i->jt : i->jf;
-				break;
-			default:
-				return SECCOMP_RET_KILL_PROCESS;
 			}
+			r = kp_cbpf_cond(BPF_OP(i->code), a,
+					 BPF_SRC(i->code) == BPF_X ? x : k);
+			if (r < 0)
+				return SECCOMP_RET_KILL_PROCESS;
+			pc += r ? i->jt : i->jf;
 			break;
 		case BPF_RET:
 			return BPF_RVAL(i->code) == BPF_A ? a : k;
@@ -1165,19 +1187,11 @@ static int kp_seccomp_action(struct kp_tracee *t, long fd, unsigned long cmd,
 /* "Seccomp:" of /proc/<pid>/task/<tid>/status: 0 none, 1 strict, 2 filter. */
 static int kp_seccomp_mode(struct kp_tracee *t)
 {
-	char path[96], line[KP_LINE_MAX];
-	int mode = -1;
-	FILE *f;
+	char path[96];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->pid,
 		 t->tid);
-	f = fopen(path, "r");
-	while (f && mode < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) != 1)
-			mode = -1;
-	if (f)
-		fclose(f);
-	return mode;
+	return (int)kp_status_field(path, "Seccomp:");
 }
 
 /*
@@ -1492,40 +1506,19 @@ static int kp_set_vm(long pid, long fd, const char *name, const char *nr,
 
 static int kp_set(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid",	required_argument, NULL, 'p' },
-		{ "fd",		required_argument, NULL, 'f' },
-		{ "nr-pages",	required_argument, NULL, 'n' },
-		{ "gup",	required_argument, NULL, 'g' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *pid_arg = NULL, *fd_arg = NULL, *nr = NULL, *gup = NULL;
+	const struct kp_opt opts[] = {
+		{ "pid", &pid_arg, NULL },
+		{ "fd", &fd_arg, NULL },
+		{ "nr-pages", &nr, NULL },
+		{ "gup", &gup, NULL },
+	};
 	long pid, fd = -1;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pid_arg = optarg;
-			break;
-		case 'f':
-			fd_arg = optarg;
-			break;
-		case 'n':
-			nr = optarg;
-			break;
-		case 'g':
-			gup = optarg;
-			break;
-		case 'h':
-			kp_usage(stdout);
-			return KP_EXIT_OK;
-		default:
-			kp_usage(stderr);
-			return KP_EXIT_USAGE;
-		}
-	}
+	ret = kp_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
+	if (ret >= 0)
+		return ret;
 	if (!pid_arg)
 		return kp_err(KP_EXIT_USAGE, "set: give the VMM's --pid");
 	if (optind == argc)

@@ -45,8 +45,8 @@ int main(void)
 	struct kvm_prefetch_policy p;
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
-	uint32_t sum, want = 0, v;
-	int i, r, bad = 0;
+	uint32_t sum, want;
+	int i, r;
 	char *mem;
 
 	a64_require_kvm();
@@ -80,13 +80,7 @@ int main(void)
 		   NR_PAGES, (unsigned long long)(pf1 - pf0),
 		   (unsigned long long)(w1 - w0),
 		   (unsigned long long)(m1 - m0));
-	for (i = 0; i < NR_PAGES; i++) {
-		memcpy(&v, mem + i * A64_PAGE, 4);
-		bad += v != (uint32_t)(DATA_GPA + i * A64_PAGE);
-		want += (uint32_t)(DATA_GPA + i * A64_PAGE);
-	}
-	A64_EXPECT(!bad, "adaptive: the host reads what the guest wrote (%d pages wrong)",
-		   bad);
+	want = a64_expect_written("adaptive: ", mem, DATA_GPA, NR_PAGES);
 	sum = a64_touch(vcpu, DATA_GPA, DATA_GPA + size, 0, A64_TOUCH_READ);
 	pf2 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	A64_EXPECT(sum == want && pf2 == pf1,

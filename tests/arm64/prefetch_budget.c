@@ -38,11 +38,7 @@ int main(void)
 	char *mem;
 	int r, bad;
 
-	a64_require_kvm();
-	if (a64_prefetch_cap() <= 0) {
-		a64_skip("KVM_CAP_PREFETCH_POLICY: not offered");
-		return a64_exit();
-	}
+	a64_require_prefetch();
 	vm = a64_vm_create();
 	r = a64_vm_set_prefetch(vm, "auto", SLOT_PAGES, KVM_PREFETCH_GUP_NOFAULT);
 	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY auto-%llu: %s", SLOT_PAGES,

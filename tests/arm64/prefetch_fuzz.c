@@ -33,7 +33,6 @@
 
 #include "a64.h"
 
-#define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
 #define SLOT		1
 #define SLOT_BELOW	2
 #define SLOT_ABOVE	3
@@ -50,66 +49,23 @@
 
 static char *host;	/* NEIGH + MAXP + NEIGH pages */
 
-static struct {
-	long cases, windows, mapped, ejections, init_cases;
-} tot;
-
 struct rig {
 	struct a64_vm *vm;
 	struct a64_vcpu *vcpu;
-	uint32_t vm_nr;
-	bool ejected;
+	struct fz_vm pol;	/* what the model says of the VM's policy */
 	long bad_prefill;
 };
 
-static int write_str(const char *path, const char *val)
+static int rig_set(struct rig *r, uint32_t nr)
 {
-	int fd = open(path, O_WRONLY), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return a64_vm_set_prefetch(r->vm, "fuzzpol", nr, 0);
 }
 
-static long read_long(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	A64_ASSERT(fd >= 0, "%s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	A64_ASSERT(n > 0, "%s: read", path);
-	return strtol(buf, NULL, 10);
-}
-
-static void fuzz_param(const char *name, const char *val)
-{
-	char path[128];
-	int r;
-
-	snprintf(path, sizeof(path), FUZZ_PARAM "%s", name);
-	r = write_str(path, val);
-	A64_ASSERT(!r, "%s=%s: %s", path, val, strerror(-r));
-}
-
-static int get_policy(struct a64_vm *vm, struct kvm_prefetch_policy *p)
+static void rig_get(struct rig *r, struct kvm_prefetch_policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	return ioctl(vm->fd, KVM_GET_PREFETCH_POLICY, p) ? -errno : 0;
-}
-
-static void set_fuzzpol(struct rig *r, uint32_t vm_nr)
-{
-	int e = a64_vm_set_prefetch(r->vm, "fuzzpol", vm_nr, 0);
-
-	A64_ASSERT(!e, "SET fuzzpol %u: %s", vm_nr, strerror(-e));
-	r->vm_nr = vm_nr;
-	r->ejected = false;
+	A64_ASSERT(!ioctl(r->vm->fd, KVM_GET_PREFETCH_POLICY, p), "GET: %s",
+		   strerror(errno));
 }
 
 static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
@@ -133,7 +89,7 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 	a64_vm_add_slot(r->vm, SLOT, GPA, c.np * A64_PAGE, flags,
 			host + NEIGH * A64_PAGE, false);
 	set_answers(&c);
-	model_run(&c, &m, r->vm_nr, r->ejected);
+	model_run(&c, &m, r->pol.nr, r->pol.ejected);
 
 	ej0 = a64_vcpu_stat_get(r->vcpu, "prefetch_ejected");
 	for (i = 0; i < c.nacc; i++) {
@@ -145,7 +101,7 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 			  c.write[i] ? A64_TOUCH_WRITE : A64_TOUCH_READ);
 		pf = a64_vcpu_stat_get(r->vcpu, "pf_taken") - pf0;
 		mp = a64_vcpu_stat_get(r->vcpu, "prefetch_mapped") - m0;
-		tot.mapped += mp;
+		fz_tot.mapped += mp;
 		if ((pf != m.faulted[i] || mp != m.newly[i]) && !bad++)
 			snprintf(what, sizeof(what),
 				 "access %d (page %u): %llu faults, %llu pages prefetched; model %d, %u",
@@ -154,58 +110,29 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 				 m.newly[i]);
 	}
 	ej1 = a64_vcpu_stat_get(r->vcpu, "prefetch_ejected");
-	calls = read_long(FUZZ_PARAM "calls");
-	prefill = read_long(FUZZ_PARAM "bad_prefill");
-	A64_ASSERT(!get_policy(r->vm, &p), "GET");
+	calls = fuzz_param_long("calls");
+	prefill = fuzz_param_long("bad_prefill");
+	rig_get(r, &p);
 	if (calls != m.calls && !bad++)
 		snprintf(what, sizeof(what), "policy called %ld times, model %d",
 			 calls, m.calls);
 	if (prefill != r->bad_prefill && !bad++)
 		snprintf(what, sizeof(what), "%ld window() calls found no pre-filled window",
 			 prefill - r->bad_prefill);
-	if (ej1 - ej0 != (uint64_t)(m.ejected && !r->ejected) && !bad++)
+	if (ej1 - ej0 != (uint64_t)(m.ejected && !r->pol.ejected) && !bad++)
 		snprintf(what, sizeof(what), "prefetch_ejected +%llu, model %d",
-			 (unsigned long long)(ej1 - ej0), m.ejected && !r->ejected);
+			 (unsigned long long)(ej1 - ej0), m.ejected && !r->pol.ejected);
 	if (strcmp(p.name, m.ejected ? "none" : "fuzzpol") && !bad++)
 		snprintf(what, sizeof(what), "GET says %s, model %s", p.name,
 			 m.ejected ? "none" : "fuzzpol");
 	r->bad_prefill = prefill;
-	tot.cases++;
-	tot.windows += m.calls;
-	tot.ejections += m.ejected && !r->ejected;
-	r->ejected = m.ejected;
+	fz_case_done(&r->pol, &m);
 	if (!bad)
 		return true;
-	describe(&c, r->vm_nr, desc, sizeof(desc));
+	describe(&c, r->pol.nr, desc, sizeof(desc));
 	a64_fail("seed %llu case %lu: %s; case: %s", (unsigned long long)seed,
 		 n, what, desc);
 	return false;
-}
-
-static bool init_case(struct rig *r, unsigned long n)
-{
-	const struct init_answer *a = &init_answers[rnd(NR_INIT_ANSWERS)];
-	uint32_t vm_nr = 2 + rnd(1100);
-	struct kvm_prefetch_policy p;
-	int e;
-
-	set_init_answer(a);
-	e = a64_vm_set_prefetch(r->vm, "fuzzpol", vm_nr, 0);
-	set_init_answer(NULL);
-	tot.init_cases++;
-	if (!e) {
-		r->vm_nr = vm_nr;
-		r->ejected = false;
-	}
-	A64_ASSERT(!get_policy(r->vm, &p), "GET");
-	if (e != a->want || strcmp(p.name, r->ejected ? "none" : "fuzzpol") ||
-	    p.nr_pages != r->vm_nr) {
-		a64_fail("case %lu: init() %d%s: SET %d (want %d), GET %s %u",
-			 n, a->ret, a->scribble ? " changing nr_pages" : "", e,
-			 a->want, p.name, p.nr_pages);
-		return false;
-	}
-	return true;
 }
 
 static unsigned long cmdline_opt(const char *name, unsigned long def)
@@ -225,7 +152,7 @@ static unsigned long cmdline_opt(const char *name, unsigned long def)
 
 int main(void)
 {
-	unsigned long seed, cases, i, failed = 0;
+	unsigned long seed, cases, failed;
 	uint64_t total = (NEIGH + MAXP + NEIGH) * A64_PAGE, off;
 	uint64_t t0 = a64_now_ns();
 	struct rig r = { 0 };
@@ -257,31 +184,16 @@ int main(void)
 		a64_skip("no fuzzpol policy module");
 		return a64_exit();
 	}
-	r.vm_nr = 512;
+	r.pol.nr = 512;
 
-	for (i = 0; i < cases; i++) {
-		if (rnd(64) == 0) {
-			failed += !init_case(&r, i);
-			continue;
-		}
-		if (r.ejected && rnd(4) == 0)
-			set_fuzzpol(&r, 2 + rnd(1100));
-		failed += !one_case(&r, i, seed);
-		if (failed >= 5)
-			break;
-	}
+	failed = fz_run(&r, &r.pol, cases, seed);
 	a64_info("seed %lu: %ld cases, %ld init() answers, %ld windows asked, %ld pages prefetched, %ld ejections, %.1f s",
-		 seed, tot.cases, tot.init_cases, tot.windows, tot.mapped,
-		 tot.ejections, (a64_now_ns() - t0) / 1e9);
-	A64_EXPECT(!failed && tot.cases + tot.init_cases == (long)cases,
-		   "%lu random cases: the engine did what the model says (%lu failed)",
-		   cases, failed);
-	A64_EXPECT(tot.ejections > 0 && tot.mapped > tot.cases,
-		   "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
-		   tot.ejections, tot.mapped);
+		 seed, fz_tot.cases, fz_tot.init_cases, fz_tot.windows, fz_tot.mapped,
+		 fz_tot.ejections, (a64_now_ns() - t0) / 1e9);
+	fz_verdict(cases, failed);
 	a64_vcpu_free(r.vcpu);
 	a64_vm_free(r.vm);
-	A64_EXPECT(read_long(FUZZ_PARAM "users") == 0,
+	A64_EXPECT(fuzz_param_long("users") == 0,
 		   "no VM holds the policy after the VM is gone");
 	A64_EXPECT(!syscall(SYS_delete_module, "kvm_prefetch_fuzzpol", O_NONBLOCK),
 		   "the policy module unloads (%s)", strerror(errno));

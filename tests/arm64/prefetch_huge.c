@@ -260,11 +260,7 @@ static void thp_set(const char *mode)
 
 int main(void)
 {
-	a64_require_kvm();
-	if (a64_prefetch_cap() <= 0) {
-		a64_skip("KVM_CAP_PREFETCH_POLICY: not offered");
-		return a64_exit();
-	}
+	a64_require_prefetch();
 	thp_set("madvise");
 	run_case("none", 0, THP, false);
 	run_case("auto", WINDOW, THP, false);

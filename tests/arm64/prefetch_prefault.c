@@ -43,23 +43,15 @@ static struct a64_vcpu *setup(struct a64_vm **vm, const char *policy,
 			      uint32_t nr, bool populate, uint32_t flags,
 			      char **mem)
 {
-	struct a64_vcpu *vcpu;
 	uint64_t i;
-	int r;
 
-	*vm = a64_vm_create();
-	r = a64_vm_set_prefetch(*vm, policy, nr, KVM_PREFETCH_GUP_NOFAULT);
-	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s-%u: %s", policy, nr,
-		   strerror(-r));
+	*vm = a64_vm_with_policy(policy, nr, KVM_PREFETCH_GUP_NOFAULT);
 	*mem = a64_vm_add_slot(*vm, DATA_SLOT, DATA_GPA, SLOT_SIZE, flags, NULL,
 			       false);
 	if (populate)
 		for (i = 0; i < NR_PAGES; i++)
 			(*mem)[i * A64_PAGE] = 1;
-	vcpu = a64_vcpu_add(*vm, 0);
-	/* The code page's own fault (and its window) first. */
-	a64_touch(vcpu, DATA_GPA, DATA_GPA, 0, A64_TOUCH_WRITE);
-	return vcpu;
+	return a64_vcpu_ready(*vm, DATA_GPA);
 }
 
 /* Pre-fault [gpa, gpa + size): the counts it adds must be @win, @mapped. */
@@ -229,11 +221,7 @@ static void errors(void)
 
 int main(void)
 {
-	a64_require_kvm();
-	if (a64_prefetch_cap() <= 0) {
-		a64_skip("KVM_CAP_PREFETCH_POLICY: not offered");
-		return a64_exit();
-	}
+	a64_require_prefetch();
 	errors();
 	whole("none", 0, SLOT_SIZE, 0, 0);
 	whole("manual", 8, SLOT_SIZE, NR_PAGES / 8, NR_PAGES - NR_PAGES / 8);

@@ -51,7 +51,6 @@ static void run(const char *policy, uint64_t want_pf, uint64_t want_mapped,
 	struct a64_vm *vm;
 	long before, after;
 	char *mem;
-	int r;
 
 	before = mem_free_kb();
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -60,12 +59,9 @@ static void run(const char *policy, uint64_t want_pf, uint64_t want_mapped,
 	madvise(mem, size, MADV_NOHUGEPAGE);
 	memset(mem, 0x5a, size);
 
-	vm = a64_vm_create();
-	r = a64_vm_set_prefetch(vm, policy, WINDOW, KVM_PREFETCH_GUP_NOFAULT);
-	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s: %s", policy, strerror(-r));
+	vm = a64_vm_with_policy(policy, WINDOW, KVM_PREFETCH_GUP_NOFAULT);
 	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, size, 0, mem, false);
-	vcpu = a64_vcpu_add(vm, 0);
-	a64_touch(vcpu, DATA_GPA, DATA_GPA, 0, A64_TOUCH_WRITE);
+	vcpu = a64_vcpu_ready(vm, DATA_GPA);
 	pf0 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 	a64_touch(vcpu, DATA_GPA, DATA_GPA + size, 0, A64_TOUCH_WRITE);

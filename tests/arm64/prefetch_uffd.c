@@ -49,7 +49,7 @@ static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 	struct a64_vm *vm;
 	uint32_t sum, want = 0;
 	bool prefetch = !strcmp(policy, "auto");
-	int i, r;
+	int i;
 
 	memset(&h, 0, sizeof(h));
 	h.chunk = chunk;
@@ -67,13 +67,9 @@ static uint64_t run(const char *policy, uint64_t chunk, uint32_t window,
 	}
 	a64_uffd_start(&h, SLOT_SIZE);
 
-	vm = a64_vm_create();
-	r = a64_vm_set_prefetch(vm, policy, window, gup);
-	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s-%u: %s", policy, window,
-		   strerror(-r));
+	vm = a64_vm_with_policy(policy, window, gup);
 	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, SLOT_SIZE, 0, h.base, false);
-	vcpu = a64_vcpu_add(vm, 0);
-	a64_touch(vcpu, DATA_GPA, DATA_GPA, 0, A64_TOUCH_WRITE);
+	vcpu = a64_vcpu_ready(vm, DATA_GPA);
 	pf0 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 	t0 = a64_now_ns();

@@ -327,9 +327,30 @@ static void run_ours_chunk(const char *src, const struct table *t,
 	}
 }
 
+/* The numeric key=value arguments: each into its variable (one of u, i, b). */
+static const struct num_arg {
+	const char *key;
+	unsigned int *u;
+	int *i;
+	bool *b;
+} num_args[] = {
+	{ "runs", .u = &runs },
+	{ "mib", .u = &mib },
+	{ "small_mib", .u = &small_mib },
+	{ "small_max", .u = &small_max },
+	{ "multi_vcpus", .u = &multi_vcpus },
+	{ "random", .u = &random_touches },
+	{ "sec_runs", .u = &sec_runs },
+	{ "pin", .i = &pin },
+	{ "extras", .b = &extras },
+	{ "stock", .b = &with_stock },
+	{ "zc", .b = &zero_copy },
+};
+
 static void parse_args(int argc, char **argv)
 {
 	static const unsigned int def_chunks[] = { 4, 8, 16, 64, 512, 2048 };
+	const struct num_arg *k;
 	unsigned int i;
 	char *s, *tok, *save;
 
@@ -341,29 +362,17 @@ static void parse_args(int argc, char **argv)
 
 		KT_ASSERT(v, "argument '%s' is not key=value", a);
 		*v++ = 0;
-		if (!strcmp(a, "runs"))
-			runs = atoi(v);
-		else if (!strcmp(a, "mib"))
-			mib = atoi(v);
-		else if (!strcmp(a, "small_mib"))
-			small_mib = atoi(v);
-		else if (!strcmp(a, "small_max"))
-			small_max = atoi(v);
-		else if (!strcmp(a, "extras"))
-			extras = atoi(v);
-		else if (!strcmp(a, "stock"))
-			with_stock = atoi(v);
-		else if (!strcmp(a, "pin"))
-			pin = atoi(v);
-		else if (!strcmp(a, "multi_vcpus"))
-			multi_vcpus = atoi(v);
-		else if (!strcmp(a, "random"))
-			random_touches = atoi(v);
-		else if (!strcmp(a, "sec_runs"))
-			sec_runs = atoi(v);
-		else if (!strcmp(a, "zc"))
-			zero_copy = atoi(v);
-		else if (!strcmp(a, "modes")) {
+		for (k = num_args; k < num_args + ARRAY_SIZE(num_args); k++)
+			if (!strcmp(a, k->key))
+				break;
+		if (k < num_args + ARRAY_SIZE(num_args)) {
+			if (k->u)
+				*k->u = atoi(v);
+			else if (k->i)
+				*k->i = atoi(v);
+			else
+				*k->b = atoi(v);
+		} else if (!strcmp(a, "modes")) {
 			nr_modes = 0;
 			for (tok = strtok_r(v, ":", &save); tok;
 			     tok = strtok_r(NULL, ":", &save)) {

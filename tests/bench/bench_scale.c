@@ -18,9 +18,9 @@
  *          vc_chunks KiB; arms none and auto nr=C/4K.
  *  clones  N VMs (1 vCPU each) restored at once from one snapshot: one
  *          memfd holding cl_mib MiB, mapped MAP_SHARED by every clone,
- *          one MINOR-mode userfaultfd and handler thread per clone
- *          (UFFDIO_CONTINUE); per clone the wall time of its pass, its
- *          vCPU thread's and its handler thread's CPU time.
+ *          one MINOR-mode userfaultfd and kt_uffd handler thread per
+ *          clone (UFFDIO_CONTINUE); per clone the wall time of its pass,
+ *          its vCPU thread's and its handler thread's CPU time.
  *  mem     one vCPU restoring mem_sizes MiB (copy) at mem_chunk KiB
  *          chunks (kt_bench's ktb_run(), vCPU and handler pinned).
  *  random  one vCPU, rnd_mib MiB at rnd_chunk KiB chunks (copy, pinned);
@@ -46,18 +46,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/userfaultfd.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kvmtest.h"
@@ -89,21 +84,13 @@ static unsigned int rounds = 3, mem_rounds = 3, rnd_rounds = 5;
 static unsigned int vc_mib = 64, cl_mib = 64, rnd_mib = 64;
 static unsigned int vc_vcpus[MAX_LIST] = { 1, 2, 4, 8 }, nr_vc_vcpus = 4;
 static unsigned int vc_chunks[MAX_LIST] = { 512, 2048 }, nr_vc_chunks = 2;
-static bool vc_zc = true;
+static unsigned int vc_zc = 1;
 static unsigned int cl_n[MAX_LIST] = { 1, 2, 4, 8 }, nr_cl_n = 4;
 static unsigned int cl_chunk = 512, mem_chunk = 2048, rnd_chunk = 512;
 static unsigned int mem_sizes[MAX_LIST] = { 64, 256, 1024, 2048 },
 	nr_mem_sizes = 4;
 
 static unsigned int nr_runs, nr_bad;
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint32_t arm_nr(const struct arm *a, uint64_t chunk)
 {
@@ -164,9 +151,9 @@ static void *job_fn(void *arg)
 	kt_touch_setup(j->vcpu, j->start, j->end, 0, KT_TOUCH_WRITE);
 	pthread_barrier_wait(j->bar);
 	t0 = kt_now_ns();
-	c0 = cpu_ns();
+	c0 = kt_thread_ns();
 	kt_vcpu_run_done(j->vcpu);
-	j->cpu_ns = cpu_ns() - c0;
+	j->cpu_ns = kt_thread_ns() - c0;
 	j->wall_ns = kt_now_ns() - t0;
 	return NULL;
 }
@@ -325,167 +312,14 @@ static void dim_vcpus_run(const char *src)
 
 /* ---- dimension 2: clones of one snapshot --------------------------- */
 
-/* A MINOR-mode handler of one clone's mapping of the shared memfd. */
-struct hnd {
-	int uffd, stop_fd;
-	char *base;
-	uint64_t size, chunk;
-	uint64_t events, dup, errors, filled, cpu_ns;
-	pthread_t th;
-};
-
-/* UFFDIO_CONTINUE over [@off, @off + @len); pages already there skipped. */
-static void hnd_continue(struct hnd *h, uint64_t off, uint64_t len,
-			 bool wake, uint64_t *hits)
-{
-	uint64_t done = 0;
-
-	while (done < len) {
-		struct uffdio_continue c = {
-			.range = { (uintptr_t)h->base + off + done, len - done },
-			.mode = wake ? 0 : UFFDIO_CONTINUE_MODE_DONTWAKE,
-		};
-
-		if (!ioctl(h->uffd, UFFDIO_CONTINUE, &c))
-			return;
-		if (c.mapped > 0) {
-			done += c.mapped;
-		} else if (errno == EEXIST) {
-			(*hits)++;
-			done += KT_PAGE_SIZE;
-		} else if (errno != EAGAIN) {
-			h->errors++;
-			kt_info("scale: UFFDIO_CONTINUE: %s", strerror(errno));
-			return;
-		}
-	}
-}
-
-/* As kt_uffd: the part after the faulting page first, unwoken. */
-static void hnd_event(struct hnd *h, uint64_t addr)
-{
-	uint64_t off, fault, head, len = h->chunk, hits = 0;
-
-	if (addr < (uintptr_t)h->base || addr >= (uintptr_t)h->base + h->size) {
-		h->errors++;
-		return;
-	}
-	off = (addr - (uintptr_t)h->base) & ~(h->chunk - 1);
-	fault = (addr & ~(KT_PAGE_SIZE - 1)) - (uintptr_t)h->base;
-	head = fault + KT_PAGE_SIZE - off;
-	if (head < len)
-		hnd_continue(h, off + head, len - head, false, &hits);
-	hnd_continue(h, off, head, true, &hits);
-	if (hits) {
-		struct uffdio_range rg = { (uintptr_t)h->base + off, len };
-
-		h->dup += hits;
-		if (ioctl(h->uffd, UFFDIO_WAKE, &rg))
-			h->errors++;
-	}
-	if (hits * KT_PAGE_SIZE < len)
-		h->filled++;
-}
-
-static void *hnd_fn(void *arg)
-{
-	struct hnd *h = arg;
-	uint64_t c0 = cpu_ns();
-
-	for (;;) {
-		struct pollfd p[2] = {
-			{ .fd = h->uffd, .events = POLLIN },
-			{ .fd = h->stop_fd, .events = POLLIN },
-		};
-		struct uffd_msg msg;
-		ssize_t n;
-
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			h->errors++;
-			break;
-		}
-		if (p[1].revents)
-			break;
-		if (!(p[0].revents & POLLIN))
-			continue;
-		n = read(h->uffd, &msg, sizeof(msg));
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n != sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT) {
-			h->errors++;
-			break;
-		}
-		h->events++;
-		hnd_event(h, msg.arg.pagefault.address);
-	}
-	h->cpu_ns = cpu_ns() - c0;
-	return NULL;
-}
-
-/* Map @memfd shared at a 2 MiB-aligned address; *@alloc for munmap. */
-static char *map_shared_aligned(int memfd, uint64_t size, char **alloc)
-{
-	char *p = mmap(NULL, size + ALIGN_2M, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	char *a;
-
-	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	a = (char *)(((uintptr_t)p + ALIGN_2M - 1) & ~(ALIGN_2M - 1));
-	KT_ASSERT(mmap(a, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		       memfd, 0) == a, "mmap memfd: %s", strerror(errno));
-	*alloc = p;
-	return a;
-}
-
-static void hnd_start(struct hnd *h, char *base, uint64_t size,
-		      uint64_t chunk)
-{
-	struct uffdio_api api = { .api = UFFD_API,
-				  .features = UFFD_FEATURE_MINOR_SHMEM };
-	struct uffdio_register reg = {
-		.range = { (uintptr_t)base, size },
-		.mode = UFFDIO_REGISTER_MODE_MINOR,
-	};
-
-	memset(h, 0, sizeof(*h));
-	h->base = base;
-	h->size = size;
-	h->chunk = chunk;
-	h->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	KT_REQUIRE(h->uffd >= 0, "userfaultfd: %s", strerror(errno));
-	KT_REQUIRE(!ioctl(h->uffd, UFFDIO_API, &api),
-		   "UFFDIO_API MINOR_SHMEM: %s", strerror(errno));
-	KT_ASSERT(!madvise(base, size, MADV_NOHUGEPAGE), "madvise: %s",
-		  strerror(errno));
-	KT_ASSERT(!ioctl(h->uffd, UFFDIO_REGISTER, &reg),
-		  "UFFDIO_REGISTER MINOR: %s", strerror(errno));
-	h->stop_fd = eventfd(0, EFD_CLOEXEC);
-	KT_ASSERT(h->stop_fd >= 0, "eventfd: %s", strerror(errno));
-	KT_ASSERT(!pthread_create(&h->th, NULL, hnd_fn, h), "pthread_create");
-}
-
-/* Stop the handler; the vCPUs are done, so no event is in flight. */
-static void hnd_stop(struct hnd *h)
-{
-	uint64_t one = 1;
-
-	KT_ASSERT(write(h->stop_fd, &one, sizeof(one)) == sizeof(one),
-		  "eventfd write");
-	pthread_join(h->th, NULL);
-	close(h->uffd);
-	close(h->stop_fd);
-}
-
 static void run_clones(const char *src, int memfd, unsigned int n,
 		       const struct arm *a, unsigned int round)
 {
 	uint64_t size = (uint64_t)cl_mib << 20, chunk = (uint64_t)cl_chunk << 10;
 	struct kt_vm *vm[MAX_CLONES];
 	struct kt_vcpu *v[MAX_CLONES];
-	char *mem[MAX_CLONES], *alloc[MAX_CLONES];
-	struct hnd h[MAX_CLONES];
+	struct kt_uffd *h[MAX_CLONES];
+	char *mem[MAX_CLONES];
 	struct job j[MAX_CLONES];
 	struct ctr c0[MAX_CLONES], c1[MAX_CLONES];
 	uint64_t total, bad;
@@ -495,8 +329,9 @@ static void run_clones(const char *src, int memfd, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		vm[i] = vm_new(a, chunk);
-		mem[i] = map_shared_aligned(memfd, size, &alloc[i]);
-		hnd_start(&h[i], mem[i], size, chunk);
+		/* MINOR-mode handler of this clone's mapping of the memfd. */
+		h[i] = kt_uffd_create_minor_memfd(memfd, size, ALIGN_2M, chunk);
+		mem[i] = kt_uffd_base(h[i]);
 		kt_vm_add_slot(vm[i], 1, GPA, size, 0, mem[i]);
 		v[i] = kt_vcpu_add(vm[i], 0);
 		kt_touch(v[i], GPA, GPA, 0, KT_TOUCH_READ);
@@ -510,24 +345,27 @@ static void run_clones(const char *src, int memfd, unsigned int n,
 	for (i = 0; i < n; i++) {
 		ctr_add(&c1[i], v[i]);
 		ctr_sub(&c1[i], &c0[i]);
-		hnd_stop(&h[i]);
+		/* The vCPUs are done, so no event is in flight. */
+		kt_uffd_stop(h[i]);
 	}
 	for (i = 0; i < n; i++) {
 		bad = bad_pages(mem[i], src, size / KT_PAGE_SIZE, GPA, NULL);
-		ok = !bad && !h[i].errors && h[i].filled == size / chunk;
+		ok = !bad && !kt_uffd_errors(h[i]) &&
+		     kt_uffd_populated(h[i]) == size / chunk;
 		snprintf(what, sizeof(what),
 			 "clones %s n=%u clone %u round %u: %llu bad pages, %llu errors, %llu of %llu chunks",
 			 a->id, n, i, round, (unsigned long long)bad,
-			 (unsigned long long)h[i].errors,
-			 (unsigned long long)h[i].filled,
+			 (unsigned long long)kt_uffd_errors(h[i]),
+			 (unsigned long long)kt_uffd_populated(h[i]),
 			 (unsigned long long)(size / chunk));
 		judge(ok, what);
 		printf("@@SCALE dim=clones arm=%s nr=%u restore=zc chunk=%u mib=%u clones=%u clone=%u round=%u ms=%.3f total_ms=%.3f vcpu_cpu_ms=%.3f handler_cpu_ms=%.3f chunks=%llu events=%llu dup=%llu pf=%llu windows=%llu mapped=%llu ok=%d\n",
 		       a->id, arm_nr(a, chunk), cl_chunk, cl_mib, n, i, round,
 		       j[i].wall_ns / 1e6, total / 1e6, j[i].cpu_ns / 1e6,
-		       h[i].cpu_ns / 1e6, (unsigned long long)(size / chunk),
-		       (unsigned long long)h[i].events,
-		       (unsigned long long)h[i].dup,
+		       kt_uffd_thread_ns(h[i]) / 1e6,
+		       (unsigned long long)(size / chunk),
+		       (unsigned long long)kt_uffd_events(h[i]),
+		       (unsigned long long)kt_uffd_eexist(h[i]),
 		       (unsigned long long)c1[i].pf,
 		       (unsigned long long)c1[i].windows,
 		       (unsigned long long)c1[i].mapped, ok);
@@ -536,7 +374,7 @@ static void run_clones(const char *src, int memfd, unsigned int n,
 	for (i = 0; i < n; i++) {
 		kt_vcpu_free(v[i]);
 		kt_vm_free(vm[i]);
-		munmap(alloc[i], size + ALIGN_2M);
+		kt_uffd_destroy(h[i]);
 	}
 }
 
@@ -545,17 +383,10 @@ static void dim_clones_run(const char *src)
 	const struct arm *arms[2] = { &arm_none, &arm_auto_c };
 	uint64_t size = (uint64_t)cl_mib << 20, t0 = kt_now_ns();
 	unsigned int r, ni, k;
-	char *fill;
 	int memfd;
 
 	/* The snapshot: one memfd whose page cache holds it. */
-	memfd = memfd_create("scale-snapshot", MFD_CLOEXEC);
-	KT_REQUIRE(memfd >= 0, "memfd_create: %s", strerror(errno));
-	KT_ASSERT(!ftruncate(memfd, size), "ftruncate: %s", strerror(errno));
-	fill = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	KT_ASSERT(fill != MAP_FAILED, "mmap memfd: %s", strerror(errno));
-	memcpy(fill, src, size);
-	munmap(fill, size);
+	memfd = kt_uffd_memfd(src, size);
 
 	for (r = 1; r <= rounds; r++)
 		for (ni = 0; ni < nr_cl_n; ni++)
@@ -758,10 +589,35 @@ static unsigned int parse_list(char *v, unsigned int *out)
 	return n;
 }
 
+/*
+ * The kp.scale= keys but dims: a number into *@val, or (with @list) a
+ * list "a:b:c" into @list and its length into *@val.
+ */
+static const struct scale_key {
+	const char *key;
+	unsigned int *val, *list;
+} scale_keys[] = {
+	{ "rounds", &rounds, NULL },
+	{ "vc_mib", &vc_mib, NULL },
+	{ "vc_vcpus", &nr_vc_vcpus, vc_vcpus },
+	{ "vc_chunks", &nr_vc_chunks, vc_chunks },
+	{ "vc_zc", &vc_zc, NULL },
+	{ "cl_mib", &cl_mib, NULL },
+	{ "cl_n", &nr_cl_n, cl_n },
+	{ "cl_chunk", &cl_chunk, NULL },
+	{ "mem_sizes", &nr_mem_sizes, mem_sizes },
+	{ "mem_chunk", &mem_chunk, NULL },
+	{ "mem_rounds", &mem_rounds, NULL },
+	{ "rnd_mib", &rnd_mib, NULL },
+	{ "rnd_rounds", &rnd_rounds, NULL },
+	{ "rnd_chunk", &rnd_chunk, NULL },
+};
+
 /* kp.scale=k=v,k=v from /proc/cmdline; false if there is none. */
 static bool parse_cmdline(void)
 {
 	static char line[4096];
+	const struct scale_key *k;
 	char *arg, *end, *tok, *save, *v;
 
 	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
@@ -784,37 +640,17 @@ static bool parse_cmdline(void)
 			dim_clones = strstr(v, "clones");
 			dim_mem = strstr(v, "mem");
 			dim_random = strstr(v, "random");
-		} else if (!strcmp(tok, "rounds")) {
-			rounds = atoi(v);
-		} else if (!strcmp(tok, "vc_mib")) {
-			vc_mib = atoi(v);
-		} else if (!strcmp(tok, "vc_vcpus")) {
-			nr_vc_vcpus = parse_list(v, vc_vcpus);
-		} else if (!strcmp(tok, "vc_chunks")) {
-			nr_vc_chunks = parse_list(v, vc_chunks);
-		} else if (!strcmp(tok, "vc_zc")) {
-			vc_zc = atoi(v);
-		} else if (!strcmp(tok, "cl_mib")) {
-			cl_mib = atoi(v);
-		} else if (!strcmp(tok, "cl_n")) {
-			nr_cl_n = parse_list(v, cl_n);
-		} else if (!strcmp(tok, "cl_chunk")) {
-			cl_chunk = atoi(v);
-		} else if (!strcmp(tok, "mem_sizes")) {
-			nr_mem_sizes = parse_list(v, mem_sizes);
-		} else if (!strcmp(tok, "mem_chunk")) {
-			mem_chunk = atoi(v);
-		} else if (!strcmp(tok, "mem_rounds")) {
-			mem_rounds = atoi(v);
-		} else if (!strcmp(tok, "rnd_mib")) {
-			rnd_mib = atoi(v);
-		} else if (!strcmp(tok, "rnd_rounds")) {
-			rnd_rounds = atoi(v);
-		} else if (!strcmp(tok, "rnd_chunk")) {
-			rnd_chunk = atoi(v);
-		} else {
-			KT_ASSERT(0, "kp.scale: unknown key '%s'", tok);
+			continue;
 		}
+		for (k = scale_keys; k < scale_keys + ARRAY_SIZE(scale_keys); k++)
+			if (!strcmp(tok, k->key))
+				break;
+		KT_ASSERT(k < scale_keys + ARRAY_SIZE(scale_keys),
+			  "kp.scale: unknown key '%s'", tok);
+		if (k->list)
+			*k->val = parse_list(v, k->list);
+		else
+			*k->val = atoi(v);
 	}
 	return true;
 }

@@ -12,15 +12,15 @@ plus @@BENCHCFG (its parameters) and @@BENCHENV (the guest).  Runs with
 ok=0 (a wrong page, a handler error) are errors and never enter a number.
 Standard library only; the plot is drawn by gnuplot.
 """
-import argparse
 import csv
 import datetime
 import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
+
+import reportlib
 
 LABELS = {
     "stock": "stock modules",
@@ -567,13 +567,7 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--abi", default="")
-    ap.add_argument("--qemu", default="")
-    ap.add_argument("--vm-seconds", default="")
-    args = ap.parse_args()
+    args = reportlib.parse_args("--log", "--qemu")
 
     runs, bcfg, env, fails = parse(args.log)
     if not runs:
@@ -716,10 +710,7 @@ set grid
 set key outside right top
 plot {', '.join(styles)}
 """
-    try:
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"report: gnuplot failed: {e}", file=sys.stderr)
+    reportlib.gnuplot(script, "report")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,12 @@ section that checks each target of the issue against the numbers.
 Times are medians over the rounds; ratios compare arms measured in the
 same boot, interleaved.
 """
-import argparse
 import math
 import os
-import subprocess
-import sys
 import statistics as st
 from collections import defaultdict
+
+import reportlib
 
 
 def parse(path):
@@ -77,18 +76,14 @@ def group(rows, dim, *keys):
     return g
 
 
-def vcpus_table(rows, env, out, verdicts):
-    g = group(rows, 'vcpus', 'restore', 'chunk', 'vcpus', 'arm')
-    if not g:
-        return
-    cpus = int(env.get('guest_cpus', 2))
+def vcpus_table(g, any_r, cpus, out, verdicts):
     out.append('## vCPUs: one VM, N vCPUs restoring disjoint parts at once\n')
     out.append('Each vCPU has its own memslot, userfaultfd range and handler '
                'thread; the parts together are %s MiB. The test VM has %d '
                'vCPUs (and QEMU runs them on one host thread, '
                '`-accel tcg,thread=single`): more than %d vCPUs '
                'oversubscribe (marked *).\n' %
-               (next(iter(g.values()))[0]['mib'], cpus, cpus))
+               (any_r['mib'], cpus, cpus))
     out.append('"auto vs none": median over the rounds of the time ratio '
                'within a round (the two arms run back to back).\n')
     out.append('| restore | C | vCPUs | none ms | auto ms | auto vs none '
@@ -133,12 +128,7 @@ def vcpus_table(rows, env, out, verdicts):
              spread))
 
 
-def clones_table(rows, env, out, verdicts):
-    cpus = int(env.get('guest_cpus', 2))
-    g = group(rows, 'clones', 'clones', 'arm')
-    if not g:
-        return
-    any_r = next(iter(g.values()))[0]
+def clones_table(g, any_r, cpus, out, verdicts):
     out.append('## Clones: N VMs restored at once from one snapshot\n')
     out.append('One memfd of %s MiB (the snapshot, in the page cache), '
                'mapped MAP_SHARED by every clone; MINOR-mode userfaultfd '
@@ -187,11 +177,7 @@ def clones_table(rows, env, out, verdicts):
              cpus, bound, bound / base))
 
 
-def mem_table(rows, out, verdicts):
-    g = group(rows, 'mem', 'mib', 'arm')
-    if not g:
-        return
-    any_r = next(iter(g.values()))[0]
+def mem_table(g, any_r, cpus, out, verdicts):
     out.append('## Memory size: one vCPU restoring M MiB (copy, %s KiB chunks)\n'
                % any_r['chunk'])
     out.append('"outside the copy": the restore time less the handler\'s CPU '
@@ -235,11 +221,7 @@ def mem_table(rows, out, verdicts):
                  ', '.join('%.0f' % d[m] for m in sorted(d)), dev))
 
 
-def random_table(rows, out, verdicts):
-    g = group(rows, 'random', 'workload', 'arm')
-    if not g:
-        return
-    any_r = next(iter(g.values()))[0]
+def random_table(g, any_r, cpus, out, verdicts):
     out.append('## Random order and sparse touches (one vCPU, %s MiB, copy, '
                '%s KiB chunks)\n' % (any_r['mib'], any_r['chunk']))
     out.append('`rand`: chunks in a seeded random order (seed = round), '
@@ -341,21 +323,22 @@ plot '{dat}' index 2 using 1:2 with linespoints title 'none', \\
      '{dat}' index 3 using 1:2 with linespoints title 'auto nr=C/4K'
 unset multiplot
 """
-    try:
-        subprocess.run(['gnuplot'], input=script, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print('scale-report: gnuplot failed: %s' % e, file=sys.stderr)
+    reportlib.gnuplot(script, 'scale-report')
+
+
+# Each dimension's table: (its function, the dimension, the keys of a
+# row's group).  A table is given its groups, their first row, which
+# says what all share (MiB, chunk size), and the test VM's CPUs.
+TABLES = (
+    (vcpus_table, 'vcpus', ('restore', 'chunk', 'vcpus', 'arm')),
+    (clones_table, 'clones', ('clones', 'arm')),
+    (mem_table, 'mem', ('mib', 'arm')),
+    (random_table, 'random', ('workload', 'arm')),
+)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--lines', required=True)
-    ap.add_argument('--out', required=True)
-    ap.add_argument('--abi', default='')
-    ap.add_argument('--command', default='')
-    ap.add_argument('--date', default='')
-    ap.add_argument('--vm-seconds', default='')
-    a = ap.parse_args()
+    a = reportlib.parse_args('--lines', '--command', '--date')
     rows, env, cfg = parse(a.lines)
     out = ['# Scale benchmark (issue 32)\n',
            'Made by `%s` on %s (guest kernel %s, test VM in QEMU TCG with '
@@ -371,10 +354,11 @@ def main():
         out.append('**%d runs had wrong pages or handler errors (ok=0).**\n'
                    % len(bad))
     verdicts = []
-    vcpus_table(rows, env, out, verdicts)
-    clones_table(rows, env, out, verdicts)
-    mem_table(rows, out, verdicts)
-    random_table(rows, out, verdicts)
+    cpus = int(env.get('guest_cpus', 2))
+    for table, dim, keys in TABLES:
+        g = group(rows, dim, *keys)
+        if g:
+            table(g, next(iter(g.values()))[0], cpus, out, verdicts)
     out.append('## Targets (computed from the tables above)\n')
     out.extend(verdicts)
     out.append('')

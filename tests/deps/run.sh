@@ -39,6 +39,14 @@ new_case() {
 }
 archive() { echo "$1|$2|$3" >> "$S/archive"; }
 installed() { echo "$1|$2|$3" >> "$S/installed"; }
+# installed_set <source version>: the old image's set (metapackage,
+# image, headers) installed, and linux-source-6.12 of that version.
+installed_set() {
+	installed "$META" "$V_OLD" "linux-image-$ABI_OLD (= $V_OLD)"
+	installed "linux-image-$ABI_OLD" "$V_OLD" ""
+	installed "linux-headers-$ABI_OLD" "$V_OLD" ""
+	installed linux-source-6.12 "$1" ""
+}
 version_of() { grep -m1 "^$1|" "$S/installed" | cut -d'|' -f2; }
 
 # run <base> [uid]: the Makefile's kernel-deps and check-versions.
@@ -88,10 +96,7 @@ expect "check-versions agrees" grep -qx "kernel: ABI $ABI_OLD, Debian version $V
 CASE="newer source already installed"
 new_case skew-installed
 skewed_archive
-installed "$META" "$V_OLD" "linux-image-$ABI_OLD (= $V_OLD)"
-installed "linux-image-$ABI_OLD" "$V_OLD" ""
-installed "linux-headers-$ABI_OLD" "$V_OLD" ""
-installed linux-source-6.12 "$V_NEW" ""
+installed_set "$V_NEW"
 run 6.12
 expect "succeeds" test "$rc" = 0
 expect "downgrades linux-source-6.12 to $V_OLD (--allow-downgrades)" \
@@ -102,10 +107,7 @@ expect "check-versions agrees" grep -qx "kernel: ABI $ABI_OLD, Debian version $V
 CASE="consistent set installed"
 new_case consistent
 skewed_archive
-installed "$META" "$V_OLD" "linux-image-$ABI_OLD (= $V_OLD)"
-installed "linux-image-$ABI_OLD" "$V_OLD" ""
-installed "linux-headers-$ABI_OLD" "$V_OLD" ""
-installed linux-source-6.12 "$V_OLD" ""
+installed_set "$V_OLD"
 run 6.12
 expect "succeeds" test "$rc" = 0
 expect "does not call apt-get" test ! -s "$S/apt-get.log"

@@ -43,6 +43,17 @@ log=$1
 [ -r "$log" ] || { echo "compare.sh: cannot read $log" >&2; exit 2; }
 
 tr -d '\r' < "$log" | awk -v known="$known" -v splats_fail="$splats_fail" '
+# A titled list of n lines, with the last lines of each test on side.
+function listing(title, n, lines, names, side,    i, t) {
+	print ""
+	print title
+	for (i = 1; i <= n; i++) {
+		print "  " lines[i]
+		t = names[i]
+		if (out[side, t] != "")
+			print "    its last lines on " side ":" out[side, t]
+	}
+}
 function result(rc) {
 	if (rc == 0) return "pass"
 	if (rc == 4) return "skip"
@@ -130,16 +141,9 @@ END {
 		other[++nother] = "FAIL: no selftest ran"
 	}
 
-	if (nstockbad) {
-		print ""
-		print "Failing or timing out even on stock (not in tcg-known-failures.txt):"
-		for (i = 1; i <= nstockbad; i++) {
-			print "  " stockbad[i]
-			t = sbname[i]
-			if (out["stock", t] != "")
-				print "    its last lines on stock:" out["stock", t]
-		}
-	}
+	if (nstockbad)
+		listing("Failing or timing out even on stock (not in tcg-known-failures.txt):",
+			nstockbad, stockbad, sbname, "stock")
 	if (nknown) {
 		print ""
 		print "Not run (tcg-known-failures.txt, fail or too slow even on stock under TCG):"
@@ -157,16 +161,9 @@ END {
 		for (i = 1; i <= nsplat; i++)
 			print "  " splat[i]
 	}
-	if (nregress) {
-		print ""
-		print "REGRESSIONS (pass on stock, not on ours):"
-		for (i = 1; i <= nregress; i++) {
-			print "  " regress[i]
-			t = rname[i]
-			if (out["ours", t] != "")
-				print "    its last lines on ours:" out["ours", t]
-		}
-	}
+	if (nregress)
+		listing("REGRESSIONS (pass on stock, not on ours):",
+			nregress, regress, rname, "ours")
 	if (nother) {
 		print ""
 		for (i = 1; i <= nother; i++)

@@ -503,13 +503,23 @@ TEST(pre_fault_errors)
 	EXPECT_FAULTS({ 0x300, 0x300 }, { 0x300, 0x300 });
 }
 
+/*
+ * The host page of gfn 0x300 is not there: the prefault retries until
+ * what *@at stops it at 0x300 (a signal, the memslot's invalidation);
+ * it returns @want, with the one fault.
+ */
+static void pre_fault_absent_until(gfn_t *at, int want)
+{
+	x86_sim.host[0x300] = 0;
+	*at = 0x300;
+	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), want);
+	EXPECT_FAULTS({ 0x300, 0x300 });
+}
+
 /* The host page is not there: retry until a signal comes. */
 TEST(pre_fault_retries_until_signal)
 {
-	x86_sim.host[0x300] = 0;
-	x86_sim.signal_at = 0x300;
-	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), -EINTR);
-	EXPECT_FAULTS({ 0x300, 0x300 });
+	pre_fault_absent_until(&x86_sim.signal_at, -EINTR);
 }
 
 /*
@@ -534,10 +544,7 @@ TEST(pre_fault_frees_obsolete_root)
 /* A memslot being deleted while the prefault retries: EAGAIN then. */
 TEST(pre_fault_checks_slot_on_each_try)
 {
-	x86_sim.host[0x300] = 0;
-	x86_sim.invalidate_at = 0x300;
-	ASSERT_EQ(pre_fault(gfn_to_gpa(0x300), PAGE_SIZE), -EAGAIN);
-	EXPECT_FAULTS({ 0x300, 0x300 });
+	pre_fault_absent_until(&x86_sim.invalidate_at, -EAGAIN);
 }
 
 /* ---- the engines ----------------------------------------------------- */

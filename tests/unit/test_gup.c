@@ -174,17 +174,31 @@ static void release_run(struct page **pages, int got)
 		put_page(pages[got]);
 }
 
+/*
+ * kvm_prefetch_gfn_run_to_pages() of @n pages from @gfn with @gup into
+ * @pages: it must give @want pages, writable or not as @want_writable
+ * says.  The pages got.
+ */
+static int gup_run(gfn_t gfn, int n, uint32_t gup, struct page **pages,
+		   int want, bool want_writable)
+{
+	bool writable = !want_writable;
+	int got = kvm_prefetch_gfn_run_to_pages(&slot, gfn, n, gup, pages,
+						&writable);
+
+	ASSERT_EQ(got, want);
+	ASSERT_EQ(writable, want_writable);
+	return got;
+}
+
 TEST(run_all_present)
 {
 	struct page *pages[8];
-	bool writable = false;
 	int got;
 
 	shim.host.present = true;
 	shim.host.pte_writable = true;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 8, FAST_ONLY, pages, &writable);
-	ASSERT_EQ(got, 8);
-	ASSERT_TRUE(writable);
+	got = gup_run(GFN, 8, FAST_ONLY, pages, 8, true);
 	ASSERT_EQ(shim.gup_fast_flags, FOLL_WRITE);
 	ASSERT_EQ(shim.page_refs, 8);
 	/* Fast GUP only: no slow GUP, no mmap_lock. */
@@ -196,14 +210,11 @@ TEST(run_all_present)
 TEST(run_readonly_slot_asks_no_write)
 {
 	struct page *pages[4];
-	bool writable = true;
 	int got;
 
 	shim.host.present = true;
 	slot.flags = KVM_MEM_READONLY;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, FAST_ONLY, pages, &writable);
-	ASSERT_EQ(got, 4);
-	ASSERT_FALSE(writable);
+	got = gup_run(GFN, 4, FAST_ONLY, pages, 4, false);
 	ASSERT_EQ(shim.gup_fast_flags, 0);
 	release_run(pages, got);
 }
@@ -256,14 +267,10 @@ TEST(run_invalid_slot)
 TEST(run_nofault_readonly_in_one_slow_gup)
 {
 	struct page *pages[4];
-	bool writable = true;
 	int got;
 
 	shim.host.present = true;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
-					    &writable);
-	ASSERT_EQ(got, 4);
-	ASSERT_FALSE(writable);
+	got = gup_run(GFN, 4, NOFAULT, pages, 4, false);
 	ASSERT_EQ(shim.gup_calls, 1);
 	ASSERT_EQ(shim.gup_pages, 4);
 	ASSERT_EQ(shim.gup_addr, GFN_HVA);
@@ -283,22 +290,15 @@ TEST(run_nofault_readonly_in_one_slow_gup)
 TEST(run_nofault_readonly_ends_before_a_writable_page)
 {
 	struct page *pages[4];
-	bool writable = true;
 	int got;
 
 	shim.host.present = true;
 	shim.host.writable_from = GFN_HVA + 2 * PAGE_SIZE;
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN, 4, NOFAULT, pages,
-					    &writable);
-	ASSERT_EQ(got, 2);
-	ASSERT_FALSE(writable);
+	got = gup_run(GFN, 4, NOFAULT, pages, 2, false);
 	ASSERT_EQ(shim.page_refs, 2);
 	release_run(pages, got);
 
-	got = kvm_prefetch_gfn_run_to_pages(&slot, GFN + 2, 2, NOFAULT, pages,
-					    &writable);
-	ASSERT_EQ(got, 2);
-	ASSERT_TRUE(writable);
+	got = gup_run(GFN + 2, 2, NOFAULT, pages, 2, true);
 	ASSERT_EQ(shim.gup_calls, 1);
 	release_run(pages, got);
 	ASSERT_EQ(shim.page_refs, 0);

@@ -357,17 +357,28 @@ TEST(get_initialising_module_enoent)
 	ASSERT_EQ(test_mod.refcnt, 1);
 }
 
-TEST(default_initialising_module_falls_back)
+/*
+ * The default is "test", whose module is then put in @state (or going):
+ * new VMs get none, and no reference to the module is taken.
+ */
+static void default_falls_back(enum module_state state, bool going)
 {
 	const struct kvm_prefetch_ops *ops;
 
 	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
 	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
-	test_mod.state = MODULE_STATE_COMING;
+	test_mod.state = state;
+	test_mod.going = going;
 	ops = kvm_prefetch_get_default();
 	ASSERT_PTR_EQ(ops, &prefetch_none);
 	ASSERT_EQ(test_mod.refcnt, 0);
+	ASSERT_EQ(shim_this_module.refcnt, 1);
 	kvm_prefetch_put_policy(ops);
+}
+
+TEST(default_initialising_module_falls_back)
+{
+	default_falls_back(MODULE_STATE_COMING, false);
 }
 
 /* kvm.ko's own policies are usable during kvm.ko's init. */
@@ -405,16 +416,7 @@ TEST(get_default_is_referenced)
 
 TEST(get_default_going_falls_back_to_none)
 {
-	const struct kvm_prefetch_ops *ops;
-
-	ASSERT_EQ(kvm_prefetch_register(&test_ops), 0);
-	ASSERT_EQ(param_set("prefetch_policy", "test"), 0);
-	test_mod.going = true;
-	ops = kvm_prefetch_get_default();
-	ASSERT_PTR_EQ(ops, &prefetch_none);
-	ASSERT_EQ(test_mod.refcnt, 0);
-	ASSERT_EQ(shim_this_module.refcnt, 1);
-	kvm_prefetch_put_policy(ops);
+	default_falls_back(MODULE_STATE_LIVE, true);
 }
 
 TEST(init_failure_unwinds)

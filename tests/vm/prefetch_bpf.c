@@ -204,19 +204,7 @@ static void test_same_as_auto(void)
 
 static void test_default(void)
 {
-	struct kvm_prefetch_policy p;
-	struct kt_vcpu *vcpu;
-	struct kt_vm *vm;
-	int r;
-
-	r = ktsys_write(KTSYS_P_POLICY, "bpf_auto");
-	KT_ASSERT(r == 0, "prefetch_policy=bpf_auto (%d)", r);
-	vm = populated_vm(&vcpu);
-	KT_EXPECT(ktsys_get_policy(vm->fd, &p) == 0 &&
-		  !strcmp(p.name, "bpf_auto"),
-		  "a new VM starts with the default bpf_auto (%s)", p.name);
-	kt_vcpu_free(vcpu);
-	kt_vm_free(vm);
+	ktsys_default_for_new_vms("bpf_auto");
 	KT_EXPECT(ktsys_write(KTSYS_P_POLICY, "none") == 0,
 		  "prefetch_policy back to none");
 }

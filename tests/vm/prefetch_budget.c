@@ -44,15 +44,10 @@ static void run(const char *engine)
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
 	char *mem;
-	int r;
 
-	r = ktsys_write(ENGINE_PATH, engine);
-	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
+	ktsys_set_engine(engine);
 	mem = kt_populated(SIZE, GPA);
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, 0, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, SIZE, 0, mem, &vcpu);
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", 262144,
 				    KVM_PREFETCH_GUP_NOFAULT), "SET auto");
 

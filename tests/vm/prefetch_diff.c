@@ -52,13 +52,12 @@
 #include "kvmtest.h"
 #include "kt_sys.h"
 
-#define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
 #define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
 #define SLOT		1
 #define GPA		0x40000000ULL		/* 1 GiB, 2 MiB aligned */
 #define GFN0		(GPA >> 12)
 #define BLOCK		(2ULL << 20)
-#define BLOCK_PAGES	512
+#define BLOCK_PAGES	KTSYS_BLOCK_PAGES
 #define NR_BLOCKS	4
 #define SIZE		(NR_BLOCKS * BLOCK)
 #define NR_PAGES	(SIZE / KT_PAGE_SIZE)
@@ -66,10 +65,6 @@
 #define DEFAULT_SEED	20261203u
 #define DEFAULT_CASES	24
 
-/* SPTE bits (spte.h, the same on both bases). */
-#define SPTE_PRESENT	(1ULL << 11)		/* SPTE_MMU_PRESENT_MASK */
-#define SPTE_LARGE	(1ULL << 7)		/* PT_PAGE_SIZE_MASK */
-#define SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
 
 enum block_kind { BLK_4K, BLK_THP, BLK_SHARED, NR_KINDS };
 static const char *const kind_names[] = { "4k", "thp", "shared" };
@@ -238,43 +233,15 @@ static bool pages_moved(const uint64_t *a, const uint64_t *b)
 	return false;
 }
 
-static void set_engine(const char *engine)
-{
-	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "prefetch_engine=%s",
-		  engine);
-}
-
 /* Apply one trace line to @l. */
 static void trace_line(struct leaves *l, const char *line)
 {
-	unsigned long long gfn, old, new;
-	uint64_t i, n, base;
-	const char *p;
-	int as, level;
+	struct ktsys_spte_change c;
 
-	if (strstr(line, "LOST"))
-		l->lost++;
-	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
-	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
-			 &as, &gfn, &level, &old, &new) != 5)
-		return;
-	if (as || gfn < GFN0 || gfn >= GFN0 + NR_PAGES || level < 1 ||
-	    level > 2)
-		return;
-	l->events++;
-	n = level == 1 ? 1 : BLOCK_PAGES;
-	base = (gfn - GFN0) & ~(n - 1);
-	for (i = base; i < base + n; i++) {
-		/* A leaf at this level replaces what covered the pages. */
-		if ((new & SPTE_PRESENT) && (level == 1 || (new & SPTE_LARGE))) {
-			l->spte[i] = new;
-			l->level[i] = level;
-		} else if (l->level[i] == level) {
-			/* The leaf went (zapped, or a table now). */
-			l->spte[i] = 0;
-			l->level[i] = 0;
-		}
-	}
+	if (ktsys_spte_parse(line, &c, &l->lost) &&
+	    c.gfn >= GFN0 && c.gfn < GFN0 + NR_PAGES &&
+	    ktsys_spte_apply(&c, GFN0, NR_PAGES, l->spte, l->level))
+		l->events++;
 }
 
 static void read_trace(struct leaves *l)
@@ -314,12 +281,9 @@ static void run_case(const struct dcase *c, char *mem, const char *engine,
 	int r;
 
 	memset(l, 0, sizeof(*l));
-	set_engine(engine);
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, c->ro_slot ? KVM_MEM_READONLY : 0,
-		       mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	ktsys_set_engine(engine);
+	vm = kt_vm_on(SLOT, GPA, SIZE, c->ro_slot ? KVM_MEM_READONLY : 0, mem,
+		      &vcpu);
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "none", 0, 0), "SET none");
 	r = ktsys_trace_begin(EVENT);
 	KT_ASSERT(!r, "trace event %s: %d", EVENT, r);
@@ -378,7 +342,7 @@ static long against_host(const struct leaves *l, const uint64_t *pm,
 		if (!l->level[i])
 			continue;
 		want = pm[i] & (1ULL << 63) ? pm[i] & ((1ULL << 55) - 1) : ~0ULL;
-		got = SPTE_PFN(l->spte[i]);
+		got = KTSYS_SPTE_PFN(l->spte[i]);
 		if (l->level[i] == 2)
 			got += i % BLOCK_PAGES;
 		if (got == want)
@@ -491,22 +455,12 @@ static void one_case(int idx, bool huge, struct totals *t)
 
 int main(void)
 {
-	unsigned long seed, cases, i;
+	unsigned long seed = DEFAULT_SEED, cases = DEFAULT_CASES, i;
 	struct totals t = { 0 };
 	char engine[16], thp_was[64];
 	bool huge;
 
-	ktsys_start_ours(1800);
-	kt_require_kvm();
-	if (!ktsys_tracefs()) {
-		kt_skip("no tracefs");
-		return kt_exit();
-	}
-	ktsys_pin_cpu0();
-	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
-		  "read prefetch_engine");
-	seed = ktsys_cmdline_ulong("kp.diff.seed", DEFAULT_SEED);
-	cases = ktsys_cmdline_ulong("kp.diff.cases", DEFAULT_CASES);
+	ktsys_start_random(1800, "diff", engine, sizeof(engine), &seed, &cases);
 	/* THP for the MADV_HUGEPAGE blocks. */
 	huge = ktsys_thp_madvise(thp_was, sizeof(thp_was));
 	kt_info("seed %lu, %lu cases, THP %s", seed, cases,
@@ -526,6 +480,6 @@ int main(void)
 			  t.huge_prefetched);
 		ktsys_thp_restore(thp_was);
 	}
-	set_engine(engine);
+	ktsys_set_engine(engine);
 	return kt_exit();
 }

@@ -50,8 +50,7 @@
 #include "kvmtest.h"
 #include "kt_sys.h"
 
-#define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
-#define ENGINE_PATH	"/sys/module/kvm/parameters/prefetch_engine"
+#define ENGINE_PATH	KTSYS_P_ENGINE
 #define DEFAULT_PATH	"/sys/module/kvm/parameters/prefetch_policy"
 #define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
 #define SLOT		1
@@ -66,10 +65,6 @@
 #define DEFAULT_SEED	20261206ULL
 #define DEFAULT_CASES	10000
 
-#define SPTE_PRESENT	(1ULL << 11)
-#define SPTE_LARGE	(1ULL << 7)
-#define SPTE_WRITABLE	(1ULL << 1)
-#define SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
 
 static unsigned long verbose;	/* kp.fuzz.verbose=1: each case, each access */
 
@@ -86,36 +81,15 @@ struct leaves {
 
 static void trace_line(struct leaves *l, const char *line)
 {
-	unsigned long long gfn, old, new;
-	uint64_t i, n, base;
-	const char *p;
-	int as, level;
+	struct ktsys_spte_change c;
 
-	if (strstr(line, "LOST"))
-		l->lost++;
-	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
-	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
-			 &as, &gfn, &level, &old, &new) != 5)
+	if (!ktsys_spte_parse(line, &c, &l->lost))
 		return;
-	if (as || level < 1 || level > 2)
-		return;
-	if ((new & SPTE_PRESENT) &&
-	    ((gfn >= GFN0 - NEIGH_PAGES && gfn < GFN0) ||
-	     (gfn >= GFN0 + MAXP && gfn < GFN0 + MAXP + NEIGH_PAGES)))
+	if ((c.new_spte & KTSYS_SPTE_PRESENT) &&
+	    ((c.gfn >= GFN0 - NEIGH_PAGES && c.gfn < GFN0) ||
+	     (c.gfn >= GFN0 + MAXP && c.gfn < GFN0 + MAXP + NEIGH_PAGES)))
 		l->neighbours++;
-	n = level == 1 ? 1 : FZ_BLOCK_PAGES;
-	if (gfn + n <= GFN0 || gfn >= GFN0 + MAXP)
-		return;
-	base = (gfn - GFN0) & ~(n - 1);
-	for (i = base; i < base + n && i < MAXP; i++) {
-		if ((new & SPTE_PRESENT) && (level == 1 || (new & SPTE_LARGE))) {
-			l->spte[i] = new;
-			l->level[i] = level;
-		} else if (l->level[i] == level) {
-			l->spte[i] = 0;
-			l->level[i] = 0;
-		}
-	}
+	ktsys_spte_apply(&c, GFN0, MAXP, l->spte, l->level);
 }
 
 /*
@@ -195,35 +169,25 @@ struct rig {
 	struct kt_vm *vm;
 	struct kt_vcpu *vcpu;
 	char *mem4k, *memthp;
-	uint32_t vm_nr;
-	bool ejected;		/* the VM's state is ejected */
+	struct fz_vm pol;	/* what the model says of the VM's policy */
 	bool thp;
 	uint64_t ejections;	/* prefetch_ejected, as the model counts */
 	long bad_prefill;	/* the policy's count, last read */
 };
 
 static struct {
-	long cases, mapped, windows, ejections, init_cases, thp_cases;
+	long thp_cases;		/* the rest is fz_tot */
 	uint64_t ns_slot, ns_guest, ns_trace;	/* where the time goes */
 } tot;
 
-static void fuzz_param(const char *name, const char *val)
+static int rig_set(struct rig *r, uint32_t nr)
 {
-	char path[128];
-	int r;
-
-	snprintf(path, sizeof(path), FUZZ_PARAM "%s", name);
-	r = ktsys_write(path, val);
-	KT_ASSERT(!r, "%s=%s: %s", path, val, strerror(-r));
+	return ktsys_set_policy(r->vm->fd, "fuzzpol", nr, 0);
 }
 
-static void set_fuzzpol(struct rig *r, uint32_t vm_nr)
+static void rig_get(struct rig *r, struct kvm_prefetch_policy *p)
 {
-	int e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
-
-	KT_ASSERT(!e, "SET fuzzpol %u: %s", vm_nr, strerror(-e));
-	r->vm_nr = vm_nr;
-	r->ejected = false;
+	KT_ASSERT(!ktsys_get_policy(r->vm->fd, p), "GET");
 }
 
 /* Compare KVM's leaves with the model; the number of differences. */
@@ -250,7 +214,7 @@ static long check(const struct fcase *c, const struct model *m,
 				snprintf(what, len, "page %u mapped, outside the contract", i);
 			continue;
 		}
-		pfn = SPTE_PFN(l->spte[i]);
+		pfn = KTSYS_SPTE_PFN(l->spte[i]);
 		if (l->level[i] == 2)
 			pfn += i % FZ_BLOCK_PAGES;
 		if (!(pm[i] & (1ULL << 63)) ||
@@ -261,7 +225,7 @@ static long check(const struct fcase *c, const struct model *m,
 					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
 			continue;
 		}
-		if (c->kind == K_RO && (l->spte[i] & SPTE_WRITABLE) && !bad++)
+		if (c->kind == K_RO && (l->spte[i] & KTSYS_SPTE_WRITABLE) && !bad++)
 			snprintf(what, len, "page %u writable in a read-only slot", i);
 	}
 	return bad;
@@ -301,7 +265,7 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 	set_answers(&c);
 	KT_ASSERT(!ktsys_write(ENGINE_PATH, c.fault_engine ? "fault" : "batch"),
 		  "prefetch_engine");
-	model_run(&c, &m, r->vm_nr, r->ejected);
+	model_run(&c, &m, r->pol.nr, r->pol.ejected);
 
 	ej0 = kt_vcpu_stat_get(r->vcpu, "prefetch_ejected");
 	read_trace(NULL);
@@ -314,8 +278,7 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 		kt_touch(r->vcpu, gpa, gpa + KT_PAGE_SIZE, 0,
 			 c.write[i] ? KT_TOUCH_WRITE : KT_TOUCH_READ);
 		if (verbose) {
-			KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "calls", &calls),
-				  "read calls");
+			calls = fuzz_param_long("calls");
 			kt_info("case %lu access %d (page %u): pf_taken %llu, calls %ld, prefetch_mapped %llu",
 				n, i, c.acc[i],
 				(unsigned long long)kt_vcpu_stat_get(r->vcpu, "pf_taken"),
@@ -330,9 +293,8 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 	tot.ns_trace += kt_now_ns() - t2;
 	ktsys_pagemap(mem, c.np, pm);
 	ej1 = kt_vcpu_stat_get(r->vcpu, "prefetch_ejected");
-	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "calls", &calls), "read calls");
-	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "bad_prefill", &prefill),
-		  "read bad_prefill");
+	calls = fuzz_param_long("calls");
+	prefill = fuzz_param_long("bad_prefill");
 
 	bad = check(&c, &m, &l, pm, what, sizeof(what));
 	if (l.neighbours && !bad++)
@@ -349,68 +311,30 @@ static bool one_case(struct rig *r, unsigned long n, uint64_t seed)
 		KT_ASSERT(!ktsys_get_policy(r->vm->fd, &p), "GET");
 		m.ejected = !strcmp(p.name, "none");
 		m.calls = calls;
-		ej0 = ej1 - (m.ejected && !r->ejected);
+		ej0 = ej1 - (m.ejected && !r->pol.ejected);
 	}
 	if (calls != m.calls && !bad++)
 		snprintf(what, sizeof(what), "policy called %ld times, model %d",
 			 calls, m.calls);
-	if (ej1 - ej0 != (uint64_t)(m.ejected && !r->ejected) && !bad++)
+	if (ej1 - ej0 != (uint64_t)(m.ejected && !r->pol.ejected) && !bad++)
 		snprintf(what, sizeof(what), "prefetch_ejected +%llu, model %d",
 			 (unsigned long long)(ej1 - ej0),
-			 m.ejected && !r->ejected);
+			 m.ejected && !r->pol.ejected);
 	if (l.lost) {
 		kt_skip("case %lu: trace events lost", n);
 		bad = 0;
 	}
-	tot.cases++;
 	for (i = 0; i < MAXP; i++)
-		tot.mapped += l.level[i] != 0;
-	tot.windows += m.calls;
+		fz_tot.mapped += l.level[i] != 0;
 	tot.thp_cases += c.kind == K_THP;
-	if (m.ejected && !r->ejected)
-		tot.ejections++;
-	r->ejected = m.ejected;
+	fz_case_done(&r->pol, &m);
 	if (bad || verbose) {
-		describe(&c, r->vm_nr, desc, sizeof(desc));
+		describe(&c, r->pol.nr, desc, sizeof(desc));
 		kt_info("case %lu: %s", n, desc);
 	}
 	if (bad) {
 		kt_fail("seed %llu case %lu: %ld differences from the model, first: %s; case: %s",
 			(unsigned long long)seed, n, bad, what, desc);
-		return false;
-	}
-	return true;
-}
-
-/* KVM_SET_PREFETCH_POLICY with an init() answer; false on a mismatch. */
-static bool init_case(struct rig *r, unsigned long n)
-{
-	const struct init_answer *a = &init_answers[rnd(NR_INIT_ANSWERS)];
-	uint32_t vm_nr = 2 + rnd(1100);
-	struct kvm_prefetch_policy p;
-	int e;
-
-	set_init_answer(a);
-	e = ktsys_set_policy(r->vm->fd, "fuzzpol", vm_nr, 0);
-	set_init_answer(NULL);
-	tot.init_cases++;
-	KT_ASSERT(!ktsys_get_policy(r->vm->fd, &p), "GET");
-	if (e != a->want) {
-		kt_fail("case %lu: init() %d%s: SET returned %d (%s), want %d",
-			n, a->ret, a->scribble ? " changing nr_pages" : "", e,
-			strerror(-e), a->want);
-		return false;
-	}
-	if (!e) {
-		r->vm_nr = vm_nr;
-		r->ejected = false;
-	}
-	/* A failed SET changes nothing. */
-	if (strcmp(p.name, r->ejected ? "none" : "fuzzpol") ||
-	    p.nr_pages != r->vm_nr) {
-		kt_fail("case %lu: after init() %d, GET says %s %u, want %s %u",
-			n, a->ret, p.name, p.nr_pages,
-			r->ejected ? "none" : "fuzzpol", r->vm_nr);
 		return false;
 	}
 	return true;
@@ -441,45 +365,21 @@ static void default_cases(void)
 	KT_ASSERT(!ktsys_write(DEFAULT_PATH, old), "default %s", old);
 }
 
-static char *thp_memory(void)
-{
-	char *raw = mmap(NULL, 2 * MAXP * KT_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
-
-	KT_ASSERT(raw != MAP_FAILED, "mmap: %s", strerror(errno));
-	mem = (char *)(((uintptr_t)raw + FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1) &
-		       ~((uintptr_t)FZ_BLOCK_PAGES * KT_PAGE_SIZE - 1));
-	KT_ASSERT(!madvise(mem, MAXP * KT_PAGE_SIZE, MADV_HUGEPAGE),
-		  "MADV_HUGEPAGE: %s", strerror(errno));
-	memset(mem, 0x5a, MAXP * KT_PAGE_SIZE);
-	return mem;
-}
-
 int main(void)
 {
-	unsigned long seed, cases, i, failed = 0;
+	unsigned long seed = DEFAULT_SEED, cases = DEFAULT_CASES, failed;
 	char thp_was[64];
 	uint64_t t0 = kt_now_ns();
 	struct rig r = { 0 };
 	char engine[16];
 	long users;
 
-	ktsys_start_ours(1800);
-	kt_require_kvm();
-	if (!ktsys_tracefs()) {
-		kt_skip("no tracefs");
-		return kt_exit();
-	}
-	ktsys_pin_cpu0();
-	KT_ASSERT(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
-		  "read prefetch_engine");
-	seed = ktsys_cmdline_ulong("kp.fuzz.seed", DEFAULT_SEED);
-	cases = ktsys_cmdline_ulong("kp.fuzz.cases", DEFAULT_CASES);
+	ktsys_start_random(1800, "fuzz", engine, sizeof(engine), &seed, &cases);
 	verbose = ktsys_cmdline_ulong("kp.fuzz.verbose", 0);
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	r.thp = ktsys_thp_madvise(thp_was, sizeof(thp_was));
 	r.mem4k = kt_populated(MAXP * KT_PAGE_SIZE, GPA);
-	r.memthp = r.thp ? thp_memory() : NULL;
+	r.memthp = r.thp ? kt_thp_memory(MAXP * KT_PAGE_SIZE, 0x5a) : NULL;
 
 	r.vm = kt_vm_create();
 	kt_vm_add_slot(r.vm, SLOT, GPA, MAXP * KT_PAGE_SIZE, 0, r.mem4k);
@@ -494,38 +394,22 @@ int main(void)
 	r.vcpu = kt_vcpu_add(r.vm, 0);
 	kt_touch(r.vcpu, 0, 0, 0, KT_TOUCH_WRITE);
 	/* Autoloads the module: its parameters exist from here on. */
-	set_fuzzpol(&r, 512);
+	set_fuzzpol(&r, &r.pol, 512);
 	trace_open();
 
-	for (i = 0; i < cases; i++) {
-		if (rnd(64) == 0) {
-			failed += !init_case(&r, i);
-			continue;
-		}
-		/* An ejected policy stays out until selected anew. */
-		if (r.ejected && rnd(4) == 0)
-			set_fuzzpol(&r, 2 + rnd(1100));
-		failed += !one_case(&r, i, seed);
-		if (failed >= 5)
-			break;
-	}
+	failed = fz_run(&r, &r.pol, cases, seed);
 	kt_info("seed %lu: %ld cases (%ld THP), %ld init() answers, %ld windows asked, %ld pages mapped, %ld ejections, %.1f s (memslots and policy %.1f, guest %.1f, trace %.1f)",
-		seed, tot.cases, tot.thp_cases, tot.init_cases, tot.windows,
-		tot.mapped, tot.ejections, (kt_now_ns() - t0) / 1e9,
+		seed, fz_tot.cases, tot.thp_cases, fz_tot.init_cases, fz_tot.windows,
+		fz_tot.mapped, fz_tot.ejections, (kt_now_ns() - t0) / 1e9,
 		tot.ns_slot / 1e9, tot.ns_guest / 1e9, tot.ns_trace / 1e9);
-	KT_EXPECT(!failed && tot.cases + tot.init_cases == (long)cases,
-		  "%lu random cases: KVM did what the model says (%lu failed)",
-		  cases, failed);
-	KT_EXPECT(tot.ejections > 0 && tot.mapped > tot.cases,
-		  "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
-		  tot.ejections, tot.mapped);
+	fz_verdict(cases, failed);
 
 	trace_close();
 	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "restore prefetch_engine");
 	default_cases();
 	kt_vcpu_free(r.vcpu);
 	kt_vm_free(r.vm);
-	KT_ASSERT(!ktsys_read_long(FUZZ_PARAM "users", &users), "read users");
+	users = fuzz_param_long("users");
 	KT_EXPECT(users == 0, "no VM holds the policy after the VMs are gone (%ld)",
 		  users);
 	KT_EXPECT(system("rmmod kvm_prefetch_fuzzpol") == 0,

@@ -144,8 +144,7 @@ static void run(const char *engine, struct result *res)
 	char *mem;
 	int r;
 
-	r = ktsys_write(ENGINE_PATH, engine);
-	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
+	ktsys_set_engine(engine);
 	mem = shared_file();
 	pfns_of(mem, pfn);
 	before = count(pfn, 1ULL << KPF_DIRTY);
@@ -153,10 +152,7 @@ static void run(const char *engine, struct result *res)
 		  "%s: the file's pages are clean before the VM (%llu dirty)",
 		  engine, (unsigned long long)(before.first + before.written +
 					       before.rest));
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, 0, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, SIZE, 0, mem, &vcpu);
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", NR,
 				    KVM_PREFETCH_GUP_NOFAULT), "SET auto");
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");

@@ -26,40 +26,17 @@
 #define PAGES_PER_HUGE	512
 #define THP_PATH	"/sys/kernel/mm/transparent_hugepage/enabled"
 
-struct counts {
-	uint64_t pf, mapped, p2m, p4k;
-};
-
-static struct counts counts(struct kt_vm *vm, struct kt_vcpu *vcpu)
-{
-	struct counts c;
-
-	c.pf = kt_vcpu_stat_get(vcpu, "pf_taken");
-	c.mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	KT_ASSERT(!kt_vm_stat(vm, "pages_2m", &c.p2m), "VM stat pages_2m");
-	KT_ASSERT(!kt_vm_stat(vm, "pages_4k", &c.p4k), "VM stat pages_4k");
-	return c;
-}
-
 /* Host memory of SIZE, 2 MiB aligned, backed by huge pages, populated. */
 static char *huge_memory(bool hugetlb)
 {
-	size_t len = SIZE + HUGE;
-	char *p, *mem;
+	char *mem;
 
-	if (hugetlb) {
-		mem = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-		if (mem == MAP_FAILED)
-			return NULL;
-	} else {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-		mem = (char *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
-		KT_ASSERT(!madvise(mem, SIZE, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
-			  strerror(errno));
-	}
+	if (!hugetlb)
+		return kt_thp_memory(SIZE, 0x6b);
+	mem = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED)
+		return NULL;
 	memset(mem, 0x6b, SIZE);
 	return mem;
 }
@@ -79,7 +56,7 @@ static void run(bool hugetlb)
 {
 	const char *what = hugetlb ? "hugetlbfs" : "THP";
 	struct kt_vcpu *vcpu;
-	struct counts a, b;
+	struct kt_counts a, b;
 	struct kt_vm *vm;
 	char *mem;
 
@@ -88,21 +65,15 @@ static void run(bool hugetlb)
 		kt_skip("%s: no huge pages (%s)", what, strerror(errno));
 		return;
 	}
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, KT_SLOT_THP, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, SIZE, KT_SLOT_THP, mem, &vcpu);
 
 	/* A window of 2 MiB is covered by the fault's own mapping. */
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", PAGES_PER_HUGE, 0),
 		  "SET auto 512");
-	a = counts(vm, vcpu);
+	a = kt_counts_read(vm, vcpu);
 	kt_touch(vcpu, GPA, GPA + HUGE, 0, KT_TOUCH_WRITE);
-	b = counts(vm, vcpu);
-	kt_info("%s, nr 512, first 2 MiB: pf %llu mapped %llu pages_2m %llu",
-		what, (unsigned long long)(b.pf - a.pf),
-		(unsigned long long)(b.mapped - a.mapped),
-		(unsigned long long)b.p2m);
+	b = kt_counts_read(vm, vcpu);
+	kt_counts_info(&a, &b, "%s, nr 512, first 2 MiB", what);
 	if (b.p2m == a.p2m) {
 		kt_skip("%s: the guest fault did not get a 2 MiB mapping", what);
 		goto out;
@@ -123,11 +94,8 @@ static void run(bool hugetlb)
 		  "SET auto 2048");
 	a = b;
 	kt_touch(vcpu, GPA + HUGE, GPA + 2 * HUGE, 0, KT_TOUCH_WRITE);
-	b = counts(vm, vcpu);
-	kt_info("%s, nr 2048, second 2 MiB: pf %llu mapped %llu pages_2m %llu pages_4k %llu",
-		what, (unsigned long long)(b.pf - a.pf),
-		(unsigned long long)(b.mapped - a.mapped),
-		(unsigned long long)b.p2m, (unsigned long long)b.p4k);
+	b = kt_counts_read(vm, vcpu);
+	kt_counts_info(&a, &b, "%s, nr 2048, second 2 MiB", what);
 	KT_EXPECT(b.pf - a.pf == 1, "%s: one guest fault (%llu)", what,
 		  (unsigned long long)(b.pf - a.pf));
 	KT_EXPECT(b.mapped - a.mapped == 2 * PAGES_PER_HUGE,
@@ -141,7 +109,7 @@ static void run(bool hugetlb)
 	/* The guest's writes to the prefetched huge pages take no fault. */
 	a = b;
 	kt_touch(vcpu, GPA + 2 * HUGE, GPA + 4 * HUGE, 0, KT_TOUCH_WRITE);
-	b = counts(vm, vcpu);
+	b = kt_counts_read(vm, vcpu);
 	KT_EXPECT(b.pf == a.pf, "%s: no fault on prefetched huge pages (%llu)",
 		  what, (unsigned long long)(b.pf - a.pf));
 	check_contents(mem, 0, 4 * HUGE);

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kvmtest.h"
@@ -89,12 +88,8 @@ static void run(const char *engine, char *mem)
 	pthread_t t;
 	uint32_t got;
 
-	KT_ASSERT(!ktsys_write(ENGINE_PATH, engine), "prefetch_engine=%s",
-		  engine);
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, SIZE, 0, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	ktsys_set_engine(engine);
+	vm = kt_vm_on(SLOT, GPA, SIZE, 0, mem, &vcpu);
 	KT_ASSERT(!ktsys_set_policy(vm->fd, "auto", 8,
 				    KVM_PREFETCH_GUP_NOFAULT),
 		  "SET auto 8 nofault");
@@ -144,29 +139,17 @@ static void run(const char *engine, char *mem)
 int main(void)
 {
 	char saved[16] = "";
-	int pfd[2], status;
+	struct kt_sharer sh;
 	unsigned int e;
-	pid_t child;
-	char *mem, c;
+	char *mem;
 
 	kt_require_kvm();
 	ktsys_read_line(ENGINE_PATH, saved, sizeof(saved));
 	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		mem = kt_populated(SIZE, GPA);
-		KT_ASSERT(!pipe(pfd), "pipe: %s", strerror(errno));
-		child = fork();
-		KT_ASSERT(child >= 0, "fork: %s", strerror(errno));
-		if (!child) {
-			/* Hold the pages, shared, until the parent closes the pipe. */
-			close(pfd[1]);
-			_exit(read(pfd[0], &c, 1) < 0);
-		}
-		close(pfd[0]);
+		kt_share_begin(&sh);
 		run(engines[e], mem);
-		close(pfd[1]);
-		KT_EXPECT(waitpid(child, &status, 0) == child &&
-			  WIFEXITED(status) && !WEXITSTATUS(status),
-			  "the child that shared the pages is gone");
+		kt_share_end(&sh);
 		munmap(mem, SIZE);
 	}
 	if (saved[0])

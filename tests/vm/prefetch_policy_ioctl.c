@@ -546,6 +546,27 @@ static void switching_stress(void)
 /* ---- tdp_mmu=0 --------------------------------------------------------------- */
 
 /*
+ * "kvm-reload @args" (a PASS or FAIL line), then expect @module's
+ * parameter @param to read "N" (or, @zero_too, "0"): @what is off.
+ * False if the reload failed.
+ */
+static bool reload_off(const char *args, const char *module,
+		       const char *param, bool zero_too, const char *what)
+{
+	char path[128], val[16] = "";
+	int r = ktsys_reload(args);
+
+	if (!KT_EXPECT(r == 0, "kvm-reload %s (status %d)", args, r))
+		return false;
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module,
+		 param);
+	ktsys_read_line(path, val, sizeof(val));
+	KT_EXPECT(!strcmp(val, "N") || (zero_too && !strcmp(val, "0")),
+		  "%s %s reads \"%s\" (%s)", module, param, val, what);
+	return true;
+}
+
+/*
  * The legacy MMU under TDP: nothing is ever prefetched, so the VM reports
  * no KVM_CAP_PREFETCH_POLICY and SET fails EOPNOTSUPP, as without TDP;
  * KVM_PRE_FAULT_MEMORY works there and keeps its capability.  /dev/kvm
@@ -555,17 +576,11 @@ static void switching_stress(void)
 static void check_no_tdp_mmu(void)
 {
 	struct utsname u;
-	char val[16] = "";
 	struct kt_vm *vm;
 	int r;
 
-	r = ktsys_reload("ours tdp_mmu=0");
-	if (!KT_EXPECT(r == 0, "kvm-reload ours tdp_mmu=0 (status %d)", r))
+	if (!reload_off("ours tdp_mmu=0", "kvm", "tdp_mmu", false, "legacy MMU"))
 		return;
-	ktsys_read_line("/sys/module/kvm/parameters/tdp_mmu", val,
-			sizeof(val));
-	KT_EXPECT(!strcmp(val, "N"), "kvm tdp_mmu reads \"%s\" (legacy MMU)",
-		  val);
 
 	vm = kt_vm_create();
 	r = kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY);
@@ -595,17 +610,11 @@ static void check_no_tdp_mmu(void)
 
 static void check_no_tdp(void)
 {
-	char npt[16] = "";
 	struct kt_vm *vm;
 	int r;
 
-	r = ktsys_reload("ours -- npt=0");
-	if (!KT_EXPECT(r == 0, "kvm-reload ours -- npt=0 (status %d)", r))
+	if (!reload_off("ours -- npt=0", "kvm_amd", "npt", true, "TDP off"))
 		return;
-	ktsys_read_line("/sys/module/kvm_amd/parameters/npt", npt,
-			sizeof(npt));
-	KT_EXPECT(!strcmp(npt, "N") || !strcmp(npt, "0"),
-		  "kvm_amd npt reads \"%s\" (TDP off)", npt);
 
 	vm = kt_vm_create();
 	check_caps(vm, 0, 0, "npt=0");

@@ -62,22 +62,6 @@ static const struct window_case {
 	{ "larger than nr_pages",	 100,     1, 1000 },
 };
 
-struct counts {
-	uint64_t pf, windows, mapped, p4k, p2m;
-};
-
-static struct counts counts(struct kt_vm *vm, struct kt_vcpu *vcpu)
-{
-	struct counts c;
-
-	c.pf = kt_vcpu_stat_get(vcpu, "pf_taken");
-	c.windows = kt_vcpu_stat_get(vcpu, "prefetch_windows");
-	c.mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
-	KT_ASSERT(!kt_vm_stat(vm, "pages_4k", &c.p4k), "VM stat pages_4k");
-	KT_ASSERT(!kt_vm_stat(vm, "pages_2m", &c.p2m), "VM stat pages_2m");
-	return c;
-}
-
 static void set_param(const char *path, long long val)
 {
 	char buf[32];
@@ -136,7 +120,7 @@ static void run_case(const char *engine, const struct window_case *c)
 	long long start = c->fault + c->offset, end, want, gap;
 	unsigned int nr = c->pages < VM_NR_PAGES ? c->pages : VM_NR_PAGES;
 	struct kt_vcpu *vcpu;
-	struct counts a, b;
+	struct kt_counts a, b;
 	uint64_t pf_win, pf_rest;
 	struct kt_vm *vm;
 	char *mem;
@@ -159,17 +143,14 @@ static void run_case(const char *engine, const struct window_case *c)
 	KT_ASSERT(!r, "SET testpol %d: %s", VM_NR_PAGES, strerror(-r));
 	set_window(c->offset, c->pages);
 
-	a = counts(vm, vcpu);
+	a = kt_counts_read(vm, vcpu);
 	kt_touch(vcpu, GPA + c->fault * KT_PAGE_SIZE,
 		 GPA + (c->fault + 1) * KT_PAGE_SIZE, 0, KT_TOUCH_WRITE);
-	b = counts(vm, vcpu);
-	kt_info("%s, %s: fault at %lld, window [%lld, %lld) of %u: pf_taken +%llu prefetch_windows +%llu prefetch_mapped +%llu pages_4k +%llu (want 1 1 %lld)",
-		engine, c->name, c->fault, c->fault + c->offset,
-		c->fault + c->offset + c->pages, c->pages,
-		(unsigned long long)(b.pf - a.pf),
-		(unsigned long long)(b.windows - a.windows),
-		(unsigned long long)(b.mapped - a.mapped),
-		(unsigned long long)(b.p4k - a.p4k), want);
+	b = kt_counts_read(vm, vcpu);
+	kt_counts_info(&a, &b,
+		       "%s, %s: fault at %lld, window [%lld, %lld) of %u (want pf 1, windows 1, mapped %lld)",
+		       engine, c->name, c->fault, c->fault + c->offset,
+		       c->fault + c->offset + c->pages, c->pages, want);
 	KT_EXPECT(b.pf - a.pf == 1 && b.windows - a.windows == 1,
 		  "%s, %s: one guest fault, one window (pf %llu, windows %llu)",
 		  engine, c->name, (unsigned long long)(b.pf - a.pf),
@@ -205,36 +186,25 @@ static void run_case(const char *engine, const struct window_case *c)
 static void run_thp(const char *engine)
 {
 	struct kt_vcpu *vcpu;
-	struct counts a, b;
+	struct kt_counts a, b;
 	struct kt_vm *vm;
-	char *p, *mem;
+	char *mem;
 	int r;
 
-	p = mmap(NULL, THP_SIZE + HUGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	mem = (char *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
-	KT_ASSERT(!madvise(mem, THP_SIZE, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
-		  strerror(errno));
-	memset(mem, 0x6b, THP_SIZE);
+	mem = kt_thp_memory(THP_SIZE, 0x6b);
 	fill(mem, THP_SIZE);
 
-	vm = kt_vm_create();
-	kt_vm_add_slot(vm, SLOT, GPA, THP_SIZE, KT_SLOT_THP, mem);
-	vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(vcpu, 0, 0, 0, KT_TOUCH_WRITE);
+	vm = kt_vm_on(SLOT, GPA, THP_SIZE, KT_SLOT_THP, mem, &vcpu);
 	r = ktsys_set_policy(vm->fd, "testpol", VM_NR_PAGES, 0);
 	KT_ASSERT(!r, "SET testpol %d: %s", VM_NR_PAGES, strerror(-r));
 	set_window(2 * HUGE_PAGES + 100, 16);
 
-	a = counts(vm, vcpu);
+	a = kt_counts_read(vm, vcpu);
 	kt_touch(vcpu, GPA, GPA + KT_PAGE_SIZE, 0, KT_TOUCH_WRITE);
-	b = counts(vm, vcpu);
-	kt_info("%s, THP: fault at 0, window [1124, 1140): pf_taken +%llu prefetch_mapped +%llu pages_2m +%llu pages_4k +%llu (want 1 16 1 16)",
-		engine, (unsigned long long)(b.pf - a.pf),
-		(unsigned long long)(b.mapped - a.mapped),
-		(unsigned long long)(b.p2m - a.p2m),
-		(unsigned long long)(b.p4k - a.p4k));
+	b = kt_counts_read(vm, vcpu);
+	kt_counts_info(&a, &b,
+		       "%s, THP: fault at 0, window [1124, 1140) (want pf 1, mapped 16, 4k 16, 2m 1)",
+		       engine);
 	if (b.p2m - a.p2m == 0) {
 		kt_skip("%s, THP: the guest fault did not get a 2 MiB mapping",
 			engine);
@@ -256,7 +226,7 @@ static void run_thp(const char *engine)
 
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
-	munmap(p, THP_SIZE + HUGE);
+	munmap(mem, THP_SIZE);
 }
 
 int main(void)

@@ -76,7 +76,7 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 	struct a64_uffd h;
 	struct a64_vm *vm;
 	char *view;
-	int fd = -1, r;
+	int fd = -1;
 
 	memset(&h, 0, sizeof(h));
 	h.minor = mode == ZC;
@@ -107,13 +107,10 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 	}
 	a64_uffd_start(&h, MEM_SIZE);
 
-	vm = a64_vm_create();
-	r = a64_vm_set_prefetch(vm, prefetch ? "auto" : "none",
-				chunk / A64_PAGE, KVM_PREFETCH_GUP_NOFAULT);
-	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY: %s", strerror(-r));
+	vm = a64_vm_with_policy(prefetch ? "auto" : "none", chunk / A64_PAGE,
+				KVM_PREFETCH_GUP_NOFAULT);
 	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, MEM_SIZE, 0, h.base, false);
-	vcpu = a64_vcpu_add(vm, 0);
-	a64_touch(vcpu, DATA_GPA, DATA_GPA, 0, A64_TOUCH_WRITE);
+	vcpu = a64_vcpu_ready(vm, DATA_GPA);
 	pf0 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 	t0 = a64_now_ns();

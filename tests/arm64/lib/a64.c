@@ -5,58 +5,22 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "a64.h"
 
 extern const char a64_guest_touch[], a64_guest_touch_end[];
 
-static int n_pass, n_fail, n_skip;
-
-static void report(const char *tag, int *count, const char *fmt, va_list ap)
-{
-	if (count)
-		(*count)++;
-	printf("%s", tag);
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-#define REPORT_FN(fn, tag, count)				\
-void fn(const char *fmt, ...)					\
-{								\
-	va_list ap;						\
-	va_start(ap, fmt);					\
-	report(tag, count, fmt, ap);				\
-	va_end(ap);						\
-}
-REPORT_FN(a64_pass, "PASS: ", &n_pass)
-REPORT_FN(a64_fail, "FAIL: ", &n_fail)
-REPORT_FN(a64_skip, "SKIP: ", &n_skip)
-REPORT_FN(a64_info, "# ", NULL)
-
-int a64_exit(void)
-{
-	if (n_fail || (!n_pass && !n_skip))
-		return A64_EXIT_FAIL;
-	return n_pass ? A64_EXIT_PASS : A64_EXIT_SKIP;
-}
-
 void a64_require_kvm(void)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	int fd = kt_kvm_open();
 
-	A64_REQUIRE(fd >= 0, "/dev/kvm: %s", strerror(errno));
-	A64_REQUIRE(ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION,
-		    "/dev/kvm: wrong API version");
+	A64_REQUIRE(fd >= 0, "/dev/kvm unusable: %s", strerror(-fd));
 	close(fd);
 }
 
@@ -67,7 +31,7 @@ struct a64_vm *a64_vm_create(void)
 	void *code;
 
 	A64_ASSERT(vm, "calloc");
-	vm->stats.fd = -1;
+	kt_stats_init(&vm->stats);
 	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	A64_ASSERT(vm->kvm_fd >= 0, "/dev/kvm: %s", strerror(errno));
 	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
@@ -90,9 +54,7 @@ void a64_vm_free(struct a64_vm *vm)
 	for (i = 0; i < A64_MAX_SLOTS; i++)
 		if (vm->slots[i].used && vm->slots[i].owned)
 			munmap(vm->slots[i].hva, vm->slots[i].size);
-	if (vm->stats.fd >= 0)
-		close(vm->stats.fd);
-	free(vm->stats.descs);
+	kt_stats_free(&vm->stats);
 	free(vm);
 }
 
@@ -181,7 +143,7 @@ struct a64_vcpu *a64_vcpu_add(struct a64_vm *vm, int id)
 	A64_ASSERT(vcpu, "calloc");
 	vcpu->vm = vm;
 	vcpu->id = id;
-	vcpu->stats.fd = -1;
+	kt_stats_init(&vcpu->stats);
 	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
 	A64_ASSERT(vcpu->fd >= 0, "KVM_CREATE_VCPU: %s", strerror(errno));
 	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE,
@@ -200,9 +162,7 @@ void a64_vcpu_free(struct a64_vcpu *vcpu)
 {
 	munmap(vcpu->run, vcpu->vm->run_size);
 	close(vcpu->fd);
-	if (vcpu->stats.fd >= 0)
-		close(vcpu->stats.fd);
-	free(vcpu->stats.descs);
+	kt_stats_free(&vcpu->stats);
 	free(vcpu);
 }
 
@@ -246,59 +206,14 @@ uint32_t a64_touch(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 	return val;
 }
 
-static int stats_open(struct a64_stats *st, int owner_fd)
-{
-	size_t len;
-	int fd;
-
-	fd = ioctl(owner_fd, KVM_GET_STATS_FD, 0);
-	if (fd < 0)
-		return -errno;
-	if (pread(fd, &st->hdr, sizeof(st->hdr), 0) != sizeof(st->hdr))
-		goto err;
-	st->desc_size = sizeof(struct kvm_stats_desc) + st->hdr.name_size;
-	len = st->desc_size * st->hdr.num_desc;
-	st->descs = malloc(len ? len : 1);
-	if (!st->descs || pread(fd, st->descs, len, st->hdr.desc_offset) !=
-			  (ssize_t)len)
-		goto err;
-	st->fd = fd;
-	return 0;
-err:
-	free(st->descs);
-	st->descs = NULL;
-	close(fd);
-	return -EIO;
-}
-
 int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val)
 {
-	struct a64_stats *st = &vcpu->stats;
-	struct kvm_stats_desc *d;
-	uint32_t i;
-	int r;
-
-	if (st->fd < 0 && (r = stats_open(st, vcpu->fd)))
-		return r;
-	for (i = 0; i < st->hdr.num_desc; i++) {
-		d = (struct kvm_stats_desc *)(st->descs + i * st->desc_size);
-		if (strncmp(d->name, name, st->hdr.name_size))
-			continue;
-		if (pread(st->fd, val, sizeof(*val),
-			  st->hdr.data_offset + d->offset) != sizeof(*val))
-			return -EIO;
-		return 0;
-	}
-	return -ENOENT;
+	return kt_stats_read(&vcpu->stats, vcpu->fd, name, val);
 }
 
 uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name)
 {
-	uint64_t val = 0;
-	int r = a64_vcpu_stat(vcpu, name, &val);
-
-	A64_ASSERT(!r, "vcpu %d stat %s: %s", vcpu->id, name, strerror(-r));
-	return val;
+	return kt_stats_vcpu_get(&vcpu->stats, vcpu->fd, vcpu->id, name);
 }
 
 int64_t a64_vcpu_faults(struct a64_vcpu *vcpu)
@@ -330,6 +245,26 @@ int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n)
 	return bad;
 }
 
+uint32_t a64_pages_sum(uint64_t gpa, uint64_t n)
+{
+	uint32_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		sum += (uint32_t)(gpa + i * A64_PAGE);
+	return sum;
+}
+
+uint32_t a64_expect_written(const char *what, const char *mem, uint64_t gpa,
+			    uint64_t n)
+{
+	int bad = a64_pages_wrong(mem, gpa, n);
+
+	A64_EXPECT(!bad, "%sthe host reads what the guest wrote (%d pages wrong)",
+		   what, bad);
+	return a64_pages_sum(gpa, n);
+}
+
 int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 		  uint64_t flags, uint64_t *left)
 {
@@ -343,12 +278,23 @@ int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 	return ret ? -errno : 0;
 }
 
-uint64_t a64_now_ns(void)
+struct a64_vm *a64_vm_with_policy(const char *name, uint32_t nr_pages,
+				  uint32_t gup)
 {
-	struct timespec ts;
+	struct a64_vm *vm = a64_vm_create();
+	int r = a64_vm_set_prefetch(vm, name, nr_pages, gup);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	A64_ASSERT(!r, "KVM_SET_PREFETCH_POLICY %s-%u: %s", name, nr_pages,
+		   strerror(-r));
+	return vm;
+}
+
+struct a64_vcpu *a64_vcpu_ready(struct a64_vm *vm, uint64_t gpa)
+{
+	struct a64_vcpu *vcpu = a64_vcpu_add(vm, 0);
+
+	a64_touch(vcpu, gpa, gpa, 0, A64_TOUCH_WRITE);
+	return vcpu;
 }
 
 int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,

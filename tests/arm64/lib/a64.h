@@ -9,8 +9,10 @@
  * The program reports through an MMIO write to A64_DONE_GPA, which lies
  * in no memslot (KVM_EXIT_MMIO).
  *
- * Reporting is kvmtest's: one "PASS: ", "FAIL: " or "SKIP: " line per
- * check, "# " for information; a64_exit() gives 0, 1 or 4.
+ * Reporting is kvmtest's, from the file both share
+ * (tests/vm/lib/kt_core.h, built here through lib/core.c): one "PASS: ",
+ * "FAIL: " or "SKIP: " line per check, "# " for information; a64_exit()
+ * gives 0, 1 or 4.
  */
 #ifndef A64_H
 #define A64_H
@@ -21,9 +23,21 @@
 #include <stdlib.h>
 #include <linux/kvm.h>
 
-#define A64_EXIT_PASS	0
-#define A64_EXIT_FAIL	1
-#define A64_EXIT_SKIP	4
+#include "../../vm/lib/kt_core.h"
+
+/* Reporting, /dev/kvm, stats and the clock are kt_core's. */
+#define A64_EXIT_PASS	KT_EXIT_PASS
+#define A64_EXIT_FAIL	KT_EXIT_FAIL
+#define A64_EXIT_SKIP	KT_EXIT_SKIP
+#define a64_pass	kt_pass
+#define a64_fail	kt_fail
+#define a64_skip	kt_skip
+#define a64_info	kt_info
+#define a64_exit	kt_exit
+#define a64_now_ns	kt_now_ns
+#define A64_ASSERT	KT_ASSERT
+#define A64_EXPECT	KT_EXPECT
+#define A64_REQUIRE	KT_REQUIRE
 
 #define A64_PAGE	4096ULL
 #define A64_CODE_SLOT	0
@@ -31,18 +45,9 @@
 #define A64_DONE_GPA	0xfff000ULL	/* MMIO, in no memslot */
 #define A64_MAX_SLOTS	16
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 enum a64_touch_mode {
 	A64_TOUCH_WRITE = 0,	/* store the address's low 32 bits in each page */
 	A64_TOUCH_READ = 1,	/* sum each page's first word (mod 2^32) */
-};
-
-struct a64_stats {
-	int fd;
-	struct kvm_stats_header hdr;
-	char *descs;
-	size_t desc_size;
 };
 
 struct a64_slot {
@@ -55,49 +60,15 @@ struct a64_slot {
 struct a64_vm {
 	int kvm_fd, fd, run_size;
 	struct a64_slot slots[A64_MAX_SLOTS];
-	struct a64_stats stats;
+	struct kt_stats stats;
 };
 
 struct a64_vcpu {
 	struct a64_vm *vm;
 	int id, fd;
 	struct kvm_run *run;
-	struct a64_stats stats;
+	struct kt_stats stats;
 };
-
-void a64_pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void a64_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void a64_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void a64_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int a64_exit(void);
-
-#define A64_ASSERT(cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
-			a64_fail("%s:%d: %s: " fmt, __FILE__, __LINE__,	\
-				 #cond, ##__VA_ARGS__);			\
-			exit(a64_exit());				\
-		}							\
-	} while (0)
-
-#define A64_EXPECT(cond, fmt, ...)					\
-	({								\
-		bool __ok = (cond);					\
-		if (__ok)						\
-			a64_pass(fmt, ##__VA_ARGS__);			\
-		else							\
-			a64_fail("%s:%d: " fmt, __FILE__, __LINE__,	\
-				 ##__VA_ARGS__);			\
-		__ok;							\
-	})
-
-#define A64_REQUIRE(cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
-			a64_skip(fmt, ##__VA_ARGS__);			\
-			exit(a64_exit());				\
-		}							\
-	} while (0)
 
 /* SKIP (exit 4) unless /dev/kvm opens with the right API version. */
 void a64_require_kvm(void);
@@ -138,6 +109,18 @@ int a64_touch_run(struct a64_vcpu *vcpu, uint64_t start, uint64_t end,
 int a64_vm_set_prefetch(struct a64_vm *vm, const char *name,
 			uint32_t nr_pages, uint32_t gup);
 
+/*
+ * A VM with policy @name, @nr_pages, @gup (KVM_SET_PREFETCH_POLICY; a
+ * refusal is a FAIL that ends the program).
+ */
+struct a64_vm *a64_vm_with_policy(const char *name, uint32_t nr_pages,
+				  uint32_t gup);
+/*
+ * vCPU 0 of @vm, run once over nothing at @gpa: the code page's own fault
+ * (and its window) comes first, before the test's.
+ */
+struct a64_vcpu *a64_vcpu_ready(struct a64_vm *vm, uint64_t gpa);
+
 /* First u64 of stat @name: 0, -ENOENT (no such stat) or -errno. */
 int a64_vcpu_stat(struct a64_vcpu *vcpu, const char *name, uint64_t *val);
 uint64_t a64_vcpu_stat_get(struct a64_vcpu *vcpu, const char *name);
@@ -150,19 +133,27 @@ struct a64_counts {
 };
 struct a64_counts a64_vcpu_counts(struct a64_vcpu *vcpu);
 
-uint64_t a64_now_ns(void);
-
 /*
  * Pages of @mem (the host memory of guest [@gpa, @gpa + @n pages)) whose
  * first word is not what A64_TOUCH_WRITE stores there.
  */
 int a64_pages_wrong(const char *mem, uint64_t gpa, uint64_t n);
+/* What a read pass over those pages sums (mod 2^32) once they are right. */
+uint32_t a64_pages_sum(uint64_t gpa, uint64_t n);
+/*
+ * After a write pass over those pages: expect (PASS or FAIL, @what in
+ * front) that the host reads what the guest wrote.  a64_pages_sum().
+ */
+uint32_t a64_expect_written(const char *what, const char *mem, uint64_t gpa,
+			    uint64_t n);
 /* KVM_PRE_FAULT_MEMORY: 0 or -errno; *@left (if set) the size it leaves. */
 int a64_pre_fault(struct a64_vcpu *vcpu, uint64_t gpa, uint64_t size,
 		  uint64_t flags, uint64_t *left);
 
 /* KVM_CAP_PREFETCH_POLICY on a fresh VM (lib/uffd.c). */
 int a64_prefetch_cap(void);
+/* a64_require_kvm(), then SKIP (exit 4) unless a64_prefetch_cap() > 0. */
+void a64_require_prefetch(void);
 
 /*
  * A userfaultfd restore handler (lib/uffd.c): a thread that populates the

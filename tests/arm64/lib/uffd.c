@@ -10,19 +10,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
 #include "a64.h"
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Fill the chunk of @addr; 0 or -1 with errno. */
 static int fill(struct a64_uffd *h, uint64_t addr)
@@ -63,9 +54,9 @@ static void *handler_fn(void *arg)
 		if (msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		h->events++;
-		t = thread_cpu_ns();
+		t = kt_thread_ns();
 		r = fill(h, msg.arg.pagefault.address);
-		h->fill_ns += thread_cpu_ns() - t;
+		h->fill_ns += kt_thread_ns() - t;
 		if (r && errno != EEXIST)
 			h->errors++;
 	}
@@ -111,4 +102,11 @@ int a64_prefetch_cap(void)
 
 	a64_vm_free(vm);
 	return cap;
+}
+
+void a64_require_prefetch(void)
+{
+	a64_require_kvm();
+	A64_REQUIRE(a64_prefetch_cap() > 0,
+		    "KVM_CAP_PREFETCH_POLICY: not offered");
 }

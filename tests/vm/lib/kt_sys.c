@@ -20,80 +20,6 @@
 #include "kvmtest.h"
 #include "kt_sys.h"
 
-/* ---- sysfs / procfs files ----------------------------------------- */
-
-int ktsys_read(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-	int fd;
-
-	if (!len)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got < len - 1) {
-		n = read(fd, buf + got, len - 1 - got);
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			buf[got] = '\0';
-			return n;
-		}
-		if (!n)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
-
-int ktsys_read_line(const char *path, char *buf, size_t len)
-{
-	int n = ktsys_read(path, buf, len);
-
-	if (n < 0)
-		return n;
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-int ktsys_read_long(const char *path, long *val)
-{
-	char buf[64], *end;
-	int r = ktsys_read_line(path, buf, sizeof(buf));
-
-	if (r)
-		return r;
-	errno = 0;
-	*val = strtol(buf, &end, 10);
-	if (errno || end == buf || *end)
-		return -EINVAL;
-	return 0;
-}
-
-int ktsys_write(const char *path, const char *val)
-{
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 /* ---- module swaps ---------------------------------------------------- */
 
 /*
@@ -388,18 +314,8 @@ const char *ktsys_tracefs(void)
 	return NULL;
 }
 
-static int ktsys_trace_enable(const char *event, const char *val)
-{
-	const char *dir = ktsys_tracefs();
-	char path[256];
-
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/enable", dir, event);
-	return ktsys_write(path, val);
-}
-
-int ktsys_trace_begin(const char *event)
+/* open(2) tracefs' file @name; fd, -ENOENT without tracefs, or -errno. */
+static int ktsys_tracefs_open(const char *name, int flags)
 {
 	const char *dir = ktsys_tracefs();
 	char path[256];
@@ -407,21 +323,49 @@ int ktsys_trace_begin(const char *event)
 
 	if (!dir)
 		return -ENOENT;
-	/* Opening "trace" for writing with O_TRUNC empties the buffer. */
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	fd = open(path, O_WRONLY | O_TRUNC);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One write of @val to tracefs' file @name; 0 or -errno. */
+static int ktsys_tracefs_write(const char *name, const char *val, int flags)
+{
+	int fd = ktsys_tracefs_open(name, O_WRONLY | flags);
+	ssize_t n;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : n < (ssize_t)strlen(val) ? -EIO : 0;
 	close(fd);
-	snprintf(path, sizeof(path), "%s/tracing_on", dir);
-	ktsys_write(path, "1");
+	return n;
+}
+
+static int ktsys_trace_enable(const char *event, const char *val)
+{
+	char name[192];
+
+	snprintf(name, sizeof(name), "events/%s/enable", event);
+	return ktsys_tracefs_write(name, val, 0);
+}
+
+int ktsys_trace_begin(const char *event)
+{
+	/* Opening "trace" for writing with O_TRUNC empties the buffer. */
+	int fd = ktsys_tracefs_open("trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	ktsys_tracefs_write("tracing_on", "1", 0);
 	return ktsys_trace_enable(event, "1");
 }
 
 long ktsys_trace_end(const char *event)
 {
-	const char *dir = ktsys_tracefs(), *name = strrchr(event, '/');
-	char path[256], tag[96], buf[8192];
+	const char *name = strrchr(event, '/');
+	char tag[96], buf[8192];
 	size_t have = 0, tlen;
 	long count = 0;
 	ssize_t n;
@@ -432,10 +376,9 @@ long ktsys_trace_end(const char *event)
 		return r;
 	snprintf(tag, sizeof(tag), " %s:", name ? name + 1 : event);
 	tlen = strlen(tag);
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	fd = open(path, O_RDONLY);
+	fd = ktsys_tracefs_open("trace", O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Count tags; keep a tail so that a tag split by reads counts. */
 	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
 		char *p = buf;
@@ -456,24 +399,56 @@ long ktsys_trace_end(const char *event)
 	return n < 0 ? -errno : count;
 }
 
+bool ktsys_spte_parse(const char *line, struct ktsys_spte_change *c,
+		      long *lost)
+{
+	unsigned long long gfn, old, new;
+	const char *p;
+	int as, level;
+
+	if (strstr(line, "LOST"))
+		(*lost)++;
+	p = strstr(line, "kvm_tdp_mmu_spte_changed: ");
+	if (!p || sscanf(p, "kvm_tdp_mmu_spte_changed: as id %d gfn %llx level %d old_spte %llx new_spte %llx",
+			 &as, &gfn, &level, &old, &new) != 5)
+		return false;
+	if (as || level < 1 || level > 2)
+		return false;
+	c->gfn = gfn;
+	c->level = level;
+	c->old_spte = old;
+	c->new_spte = new;
+	return true;
+}
+
+bool ktsys_spte_apply(const struct ktsys_spte_change *c, uint64_t gfn0,
+		      uint64_t n, uint64_t *spte, uint8_t *level)
+{
+	uint64_t i, np = c->level == 1 ? 1 : KTSYS_BLOCK_PAGES, base;
+	bool leaf = (c->new_spte & KTSYS_SPTE_PRESENT) &&
+		    (c->level == 1 || (c->new_spte & KTSYS_SPTE_LARGE));
+
+	if (c->gfn + np <= gfn0 || c->gfn >= gfn0 + n)
+		return false;
+	base = (c->gfn - gfn0) & ~(np - 1);
+	for (i = base; i < base + np && i < n; i++) {
+		/* A leaf at this level replaces what covered the pages. */
+		if (leaf) {
+			spte[i] = c->new_spte;
+			level[i] = c->level;
+		} else if (level[i] == c->level) {
+			/* The leaf went (zapped, or a table now). */
+			spte[i] = 0;
+			level[i] = 0;
+		}
+	}
+	return true;
+}
+
 /* Append @line to tracefs' kprobe_events (a write would clear them all). */
 static int ktsys_kprobe_write(const char *line)
 {
-	const char *dir = ktsys_tracefs();
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
-	fd = open(path, O_WRONLY | O_APPEND);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, strlen(line));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
+	return ktsys_tracefs_write("kprobe_events", line, O_APPEND);
 }
 
 int ktsys_kprobe_add(const char *event, const char *symbol,
@@ -540,6 +515,46 @@ void ktsys_pagemap(const void *mem, uint64_t n, uint64_t *out)
 		  (uintptr_t)mem / KT_PAGE_SIZE * sizeof(*out));
 	close(fd);
 	KT_ASSERT(r == (ssize_t)(n * sizeof(*out)), "pagemap read: %zd", r);
+}
+
+void ktsys_start_random(int timeout_s, const char *name, char *engine,
+			size_t len, unsigned long *seed, unsigned long *cases)
+{
+	char key[64];
+
+	ktsys_start_ours(timeout_s);
+	kt_require_kvm();
+	if (!ktsys_tracefs()) {
+		kt_skip("no tracefs");
+		exit(kt_exit());
+	}
+	ktsys_pin_cpu0();
+	KT_ASSERT(!ktsys_read_line(KTSYS_P_ENGINE, engine, len),
+		  "read prefetch_engine");
+	snprintf(key, sizeof(key), "kp.%s.seed", name);
+	*seed = ktsys_cmdline_ulong(key, *seed);
+	snprintf(key, sizeof(key), "kp.%s.cases", name);
+	*cases = ktsys_cmdline_ulong(key, *cases);
+}
+
+void ktsys_default_for_new_vms(const char *policy)
+{
+	struct kvm_prefetch_policy p = { .name = "" };
+	struct kt_vm *vm;
+	int r = ktsys_write(KTSYS_P_POLICY, policy);
+
+	KT_ASSERT(r == 0, "prefetch_policy=%s (%d)", policy, r);
+	vm = kt_vm_create();
+	KT_EXPECT(ktsys_get_policy(vm->fd, &p) == 0 && !strcmp(p.name, policy),
+		  "a new VM starts with the default %s (%s)", policy, p.name);
+	kt_vm_free(vm);
+}
+
+void ktsys_set_engine(const char *engine)
+{
+	int r = ktsys_write(KTSYS_P_ENGINE, engine);
+
+	KT_ASSERT(!r, "prefetch_engine=%s (%d)", engine, r);
 }
 
 void ktsys_pin_cpu0(void)

@@ -2,10 +2,12 @@
 /*
  * kt_sys - system-side helpers for the in-VM prefetch tests.
  *
- * sysfs reads and writes that return -errno, module swaps through
- * /bin/kvm-reload with a guard that restores "kvm-reload ours" even when a
- * test dies, a VM's debugfs directory ("<pid>-<vmfd>"), wrappers for
- * KVM_GET/SET_PREFETCH_POLICY and a reader for new kernel log records.
+ * Module swaps through /bin/kvm-reload with a guard that restores
+ * "kvm-reload ours" even when a test dies, a VM's debugfs directory
+ * ("<pid>-<vmfd>"), wrappers for KVM_GET/SET_PREFETCH_POLICY and a reader
+ * for new kernel log records.  The sysfs reads and writes that return
+ * -errno (ktsys_read(), ktsys_write(), ...) are kt_core's, shared with
+ * the arm64 library.
  *
  * All symbols start with ktsys_ / KTSYS_ (the lib/ directory is shared
  * with other helper libraries and linked into every test program).
@@ -17,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kvm.h>
+
+#include "kt_core.h"	/* ktsys_read(), ktsys_write() and the others */
 
 /*
  * Test programs are built against the patched <linux/kvm.h>, which
@@ -32,25 +36,9 @@
 #define KTSYS_P_NR_PAGES	KTSYS_PARAM_DIR "prefetch_nr_pages"
 #define KTSYS_P_GUP		KTSYS_PARAM_DIR "prefetch_gup"
 #define KTSYS_P_AVAILABLE	KTSYS_PARAM_DIR "prefetch_available"
+#define KTSYS_P_ENGINE		KTSYS_PARAM_DIR "prefetch_engine"
 #define KTSYS_KVM_REFCNT	"/sys/module/kvm/refcnt"
 #define KTSYS_DEBUGFS_KVM	"/sys/kernel/debug/kvm"
-
-/* ---- sysfs / procfs files ----------------------------------------- */
-
-/*
- * Read the whole file (up to @len - 1 bytes) into @buf, NUL-terminated.
- * Returns the number of bytes read or -errno.
- */
-int ktsys_read(const char *path, char *buf, size_t len);
-/* Like ktsys_read() but strips one trailing newline; 0 or -errno. */
-int ktsys_read_line(const char *path, char *buf, size_t len);
-/* Read a decimal number; 0 or -errno (-EINVAL if not a number). */
-int ktsys_read_long(const char *path, long *val);
-/*
- * One write(2) of strlen(@val) bytes to @path (opened O_WRONLY).
- * Returns 0 if all was written, -errno on error (-EIO on a short write).
- */
-int ktsys_write(const char *path, const char *val);
 
 /* ---- module swaps ---------------------------------------------------- */
 
@@ -91,6 +79,15 @@ void ktsys_start_ours(int timeout_s);
 /* "auto"/"8"/"nofault" in the kvm.ko parameters; 0 or -errno. */
 int ktsys_set_defaults(const char *policy, const char *nr_pages,
 		       const char *gup);
+
+/* "fault" or "batch" in prefetch_engine; a failure ends the program. */
+void ktsys_set_engine(const char *engine);
+
+/*
+ * Make @policy the default (prefetch_policy; a failure ends the
+ * program) and expect (PASS or FAIL) that a new VM starts with it.
+ */
+void ktsys_default_for_new_vms(const char *policy);
 
 /* ---- per-VM policy ioctls -------------------------------------------- */
 
@@ -156,6 +153,36 @@ int ktsys_kprobe_add(const char *event, const char *symbol,
 		     const char *filter);
 int ktsys_kprobe_del(const char *event);
 
+/* ---- leaf SPTEs from the kvm_tdp_mmu_spte_changed trace event ------ */
+
+/* SPTE bits (spte.h, the same on both bases). */
+#define KTSYS_SPTE_PRESENT	(1ULL << 11)		/* SPTE_MMU_PRESENT_MASK */
+#define KTSYS_SPTE_LARGE	(1ULL << 7)		/* PT_PAGE_SIZE_MASK */
+#define KTSYS_SPTE_WRITABLE	(1ULL << 1)
+#define KTSYS_SPTE_PFN(s)	(((s) & 0x000ffffffffff000ULL) >> 12)
+#define KTSYS_BLOCK_PAGES	512			/* a 2 MiB leaf */
+
+/* One SPTE change of address space 0 at level 1 (4 KiB) or 2 (2 MiB). */
+struct ktsys_spte_change {
+	uint64_t gfn, old_spte, new_spte;
+	int level;
+};
+
+/*
+ * Parse one line of the trace: true if it is such a change (into @c).
+ * A line that says "LOST" adds one to *@lost.
+ */
+bool ktsys_spte_parse(const char *line, struct ktsys_spte_change *c,
+		      long *lost);
+/*
+ * Apply @c to the final leaf SPTEs (@spte, and @level: 0 for none) of
+ * the @n pages from @gfn0 (2 MiB aligned): a leaf replaces what covered
+ * its pages, a leaf that goes leaves them with none.  Returns false if
+ * @c covers none of the pages.
+ */
+bool ktsys_spte_apply(const struct ktsys_spte_change *c, uint64_t gfn0,
+		      uint64_t n, uint64_t *spte, uint8_t *level);
+
 /* ---- the random tests' plumbing ------------------------------------- */
 
 /*
@@ -163,6 +190,15 @@ int ktsys_kprobe_del(const char *event);
  * e.g. key "kp.fuzz.seed"), or @def if it is not there.
  */
 unsigned long ktsys_cmdline_ulong(const char *key, unsigned long def);
+/*
+ * The start of a seeded random test of the trace (prefetch_diff,
+ * prefetch_fuzz): ktsys_start_ours(@timeout_s), SKIP without /dev/kvm or
+ * tracefs, ktsys_pin_cpu0(), the prefetch_engine to restore at the end
+ * in @engine (@len bytes), and "kp.<@name>.seed" and "kp.<@name>.cases"
+ * of the kernel command line in *@seed and *@cases (kept if absent).
+ */
+void ktsys_start_random(int timeout_s, const char *name, char *engine,
+			size_t len, unsigned long *seed, unsigned long *cases);
 /*
  * /proc/self/pagemap of @n pages from @mem into @out (present bit 63, pfn
  * in bits 0-54); a failure is a FAIL that ends the program.

@@ -172,15 +172,6 @@ static uint64_t kt_uffd_populate(struct kt_uffd *u, char *addr, size_t len,
 	return hits;
 }
 
-/* CPU time of the calling thread, ns. */
-static uint64_t kt_uffd_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 {
 	size_t off = (addr - (uintptr_t)u->base) & ~(u->chunk - 1);
@@ -218,7 +209,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 	 */
 	fault = (addr & ~(uint64_t)(KT_UFFD_PAGE - 1)) - (uintptr_t)u->base;
 	head = fault + KT_UFFD_PAGE - off;
-	t0 = kt_uffd_cpu_ns();
+	t0 = kt_thread_ns();
 	hits = 0;
 	if (head < len)
 		hits = kt_uffd_populate(u, u->base + off + head, len - head,
@@ -238,7 +229,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 			kt_uffd_inc(&u->wakes);
 		}
 	}
-	__atomic_add_fetch(&u->populate_ns, kt_uffd_cpu_ns() - t0,
+	__atomic_add_fetch(&u->populate_ns, kt_thread_ns() - t0,
 			   __ATOMIC_SEQ_CST);
 	if (hits * KT_UFFD_PAGE < len)
 		kt_uffd_inc(&u->populated);
@@ -249,6 +240,7 @@ static void kt_uffd_handle(struct kt_uffd *u, uint64_t addr)
 static void *kt_uffd_thread(void *arg)
 {
 	struct kt_uffd *u = arg;
+	uint64_t t0 = kt_thread_ns();
 
 	for (;;) {
 		struct pollfd p[2] = {
@@ -291,6 +283,7 @@ static void *kt_uffd_thread(void *arg)
 		kt_uffd_inc(&u->events);
 		kt_uffd_handle(u, msg.arg.pagefault.address);
 	}
+	u->thread_ns = kt_thread_ns() - t0;
 	return NULL;
 }
 
@@ -378,8 +371,10 @@ static char *kt_uffd_map_aligned(size_t size, size_t align, int prot,
 	return a;
 }
 
-struct kt_uffd *kt_uffd_create_alloc(size_t size, size_t align,
-				     const void *src, size_t chunk)
+/* kt_uffd_new() over @size bytes of @flags mapping at an @align boundary. */
+static struct kt_uffd *kt_uffd_new_mapped(enum kt_uffd_mode mode, size_t size,
+					  size_t align, int flags, int fd,
+					  const void *src, size_t chunk)
 {
 	size_t alloc_size;
 	char *alloc, *base;
@@ -387,64 +382,86 @@ struct kt_uffd *kt_uffd_create_alloc(size_t size, size_t align,
 
 	if (align < KT_UFFD_PAGE)
 		align = KT_UFFD_PAGE;
-	base = kt_uffd_map_aligned(size, align, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				   -1, &alloc_size, &alloc);
-	u = kt_uffd_new(KT_UFFD_MISSING, base, size, src, chunk);
+	base = kt_uffd_map_aligned(size, align, PROT_READ | PROT_WRITE, flags,
+				   fd, &alloc_size, &alloc);
+	u = kt_uffd_new(mode, base, size, src, chunk);
 	u->alloc = alloc;
 	u->alloc_size = alloc_size;
 	return u;
+}
+
+struct kt_uffd *kt_uffd_create_alloc(size_t size, size_t align,
+				     const void *src, size_t chunk)
+{
+	return kt_uffd_new_mapped(KT_UFFD_MISSING, size, align,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, src, chunk);
+}
+
+int kt_uffd_memfd(const void *src, size_t size)
+{
+	int fd = memfd_create("kt_uffd", MFD_CLOEXEC);
+	char *fill;
+
+	KT_REQUIRE(fd >= 0, "memfd_create: %s", strerror(errno));
+	KT_ASSERT(!ftruncate(fd, size), "ftruncate: %s", strerror(errno));
+	/* Fill the page cache through a second, unarmed mapping. */
+	fill = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	KT_ASSERT(fill != MAP_FAILED, "mmap memfd: %s", strerror(errno));
+	memcpy(fill, src, size);
+	munmap(fill, size);
+	return fd;
 }
 
 struct kt_uffd *kt_uffd_create_minor(size_t size, size_t align,
 				     const void *src, size_t chunk)
 {
-	size_t alloc_size;
-	char *alloc, *base, *fill;
 	struct kt_uffd *u;
-	int fd;
+	int fd = kt_uffd_memfd(src, size);
 
-	if (align < KT_UFFD_PAGE)
-		align = KT_UFFD_PAGE;
-	fd = memfd_create("kt_uffd", MFD_CLOEXEC);
-	KT_REQUIRE(fd >= 0, "memfd_create: %s", strerror(errno));
-	KT_ASSERT(!ftruncate(fd, size), "ftruncate: %s", strerror(errno));
-
-	/* Fill the page cache through a second, unarmed mapping. */
-	fill = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	KT_ASSERT(fill != MAP_FAILED, "mmap memfd: %s", strerror(errno));
-	memcpy(fill, src, size);
-
-	base = kt_uffd_map_aligned(size, align, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, fd, &alloc_size, &alloc);
-	u = kt_uffd_new(KT_UFFD_MINOR, base, size, fill, chunk);
+	u = kt_uffd_create_minor_memfd(fd, size, align, chunk);
 	u->memfd = fd;
-	u->alloc = alloc;
-	u->alloc_size = alloc_size;
 	return u;
+}
+
+struct kt_uffd *kt_uffd_create_minor_memfd(int memfd, size_t size,
+					   size_t align, size_t chunk)
+{
+	return kt_uffd_new_mapped(KT_UFFD_MINOR, size, align, MAP_SHARED,
+				  memfd, NULL, chunk);
+}
+
+void kt_uffd_stop(struct kt_uffd *u)
+{
+	uint64_t one = 1;
+
+	kt_uffd_gate_open(u);
+	if (!u->running)
+		return;
+	KT_ASSERT(write(u->stop_fd, &one, sizeof(one)) == sizeof(one),
+		  "eventfd write: %s", strerror(errno));
+	pthread_join(u->thread, NULL);
+	u->running = false;
+}
+
+uint64_t kt_uffd_thread_ns(struct kt_uffd *u)
+{
+	return u->thread_ns;
 }
 
 void kt_uffd_destroy(struct kt_uffd *u)
 {
 	struct uffdio_range r;
-	uint64_t one = 1;
 
 	if (!u)
 		return;
 	r.start = (uintptr_t)u->base;
 	r.len = u->size;
-	kt_uffd_gate_open(u);
-	if (u->running) {
-		KT_ASSERT(write(u->stop_fd, &one, sizeof(one)) == sizeof(one),
-			  "eventfd write: %s", strerror(errno));
-		pthread_join(u->thread, NULL);
-	}
+	kt_uffd_stop(u);
 	/* The range may be unmapped already; that is fine. */
 	ioctl(u->uffd, UFFDIO_UNREGISTER, &r);
 	close(u->uffd);
 	close(u->stop_fd);
-	if (u->mode == KT_UFFD_MINOR)
-		munmap((void *)u->src, u->size);
 	if (u->alloc)
 		munmap(u->alloc, u->alloc_size);
 	if (u->memfd >= 0)

@@ -42,7 +42,7 @@ struct kt_uffd {
 	int stop_fd;		/* eventfd that ends the handler thread */
 	char *base;		/* armed range */
 	size_t size;
-	const char *src;	/* MISSING: source buffer; MINOR: 2nd mapping */
+	const char *src;	/* MISSING: source buffer; MINOR: NULL */
 	size_t chunk;		/* bytes populated per event, page multiple */
 	pthread_t thread;
 	bool running;
@@ -63,6 +63,7 @@ struct kt_uffd {
 	uint64_t wakes;		/* UFFDIO_WAKE issued after EEXIST */
 	uint64_t errors;	/* unexpected ioctl failures */
 	uint64_t populate_ns;	/* handler CPU time populating (COPY etc.) */
+	uint64_t thread_ns;	/* handler thread's CPU time, once stopped */
 	uint64_t last_addr;	/* address of the last event */
 };
 
@@ -89,6 +90,25 @@ struct kt_uffd *kt_uffd_create_alloc(size_t size, size_t align,
  */
 struct kt_uffd *kt_uffd_create_minor(size_t size, size_t align,
 				     const void *src, size_t chunk);
+/*
+ * A memfd of @size bytes whose page cache holds a copy of @src, for
+ * kt_uffd_create_minor_memfd(); SKIP if there is no memfd_create().
+ */
+int kt_uffd_memfd(const void *src, size_t size);
+/*
+ * MINOR mode on a memfd the caller filled (several clones of one
+ * snapshot: one call each): map @memfd's first @size bytes shared at an
+ * @align-aligned address and arm that mapping.  The memfd stays the
+ * caller's.  SKIP if the kernel lacks UFFD_FEATURE_MINOR_SHMEM.
+ */
+struct kt_uffd *kt_uffd_create_minor_memfd(int memfd, size_t size,
+					   size_t align, size_t chunk);
+/*
+ * Stop the handler thread (no event may be in flight); the counters stay
+ * and kt_uffd_thread_ns() gives the thread's whole CPU time.
+ */
+void kt_uffd_stop(struct kt_uffd *u);
+uint64_t kt_uffd_thread_ns(struct kt_uffd *u);
 /* Stop the handler, unregister, close; frees memory it allocated. */
 void kt_uffd_destroy(struct kt_uffd *u);
 

@@ -12,71 +12,10 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kvmtest.h"
 #include "kt_guest.h"
-
-/* ---- reporting ---------------------------------------------------- */
-
-static int kt_npass, kt_nfail, kt_nskip;
-
-static void kt_report(const char *tag, int *count, const char *fmt,
-		      va_list ap)
-{
-	char buf[1024];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (count)
-		__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	/* One printf per line, so lines from threads do not interleave. */
-	printf("%s%s\n", tag, buf);
-	fflush(stdout);
-}
-
-/* kt_pass(), kt_fail(), kt_skip() and kt_info(): see kvmtest.h. */
-#define KT_DEFINE_REPORT(fn, tag, count)				\
-	void fn(const char *fmt, ...)					\
-	{								\
-		va_list ap;						\
-									\
-		va_start(ap, fmt);					\
-		kt_report(tag, count, fmt, ap);				\
-		va_end(ap);						\
-	}
-
-KT_DEFINE_REPORT(kt_pass, "PASS: ", &kt_npass)
-KT_DEFINE_REPORT(kt_fail, "FAIL: ", &kt_nfail)
-KT_DEFINE_REPORT(kt_skip, "SKIP: ", &kt_nskip)
-KT_DEFINE_REPORT(kt_info, "# ", NULL)
-
-int kt_failures(void)
-{
-	return __atomic_load_n(&kt_nfail, __ATOMIC_RELAXED);
-}
-
-int kt_exit(void)
-{
-	int pass = __atomic_load_n(&kt_npass, __ATOMIC_RELAXED);
-	int skip = __atomic_load_n(&kt_nskip, __ATOMIC_RELAXED);
-
-	if (kt_failures())
-		return KT_EXIT_FAIL;
-	if (pass)
-		return KT_EXIT_PASS;
-	if (skip)
-		return KT_EXIT_SKIP;
-	/* Nothing was checked: that is a broken test, not a pass. */
-	kt_fail("no PASS, FAIL or SKIP reported");
-	return KT_EXIT_FAIL;
-}
-
-uint64_t kt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 bool kt_join_within(pthread_t t, unsigned int secs)
 {
@@ -89,21 +28,6 @@ bool kt_join_within(pthread_t t, unsigned int secs)
 }
 
 /* ---- /dev/kvm and VMs --------------------------------------------- */
-
-int kt_kvm_open(void)
-{
-	int fd, ver;
-
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ver = ioctl(fd, KVM_GET_API_VERSION, 0);
-	if (ver != KVM_API_VERSION) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
 
 void kt_require_kvm(void)
 {
@@ -258,7 +182,7 @@ struct kt_vm *kt_vm_create_mode(enum kt_guest_mode mode)
 		  "guest mode %d", mode);
 	vm = calloc(1, sizeof(*vm));
 	KT_ASSERT(vm, "out of memory");
-	vm->stats.fd = -1;
+	kt_stats_init(&vm->stats);
 	vm->mode = mode;
 	vm->code_size = mode == KT_GUEST_PLAIN ? KT_CODE_SIZE : KT_SYS_SIZE;
 
@@ -314,15 +238,6 @@ int kt_guest_mode_parse(const char *name)
 	return -1;
 }
 
-static void kt_stats_close(struct kt_stats *st)
-{
-	if (st->fd >= 0)
-		close(st->fd);
-	free(st->descs);
-	st->fd = -1;
-	st->descs = NULL;
-}
-
 void kt_vm_free(struct kt_vm *vm)
 {
 	int i;
@@ -330,7 +245,7 @@ void kt_vm_free(struct kt_vm *vm)
 	for (i = 0; i < KT_MAX_SLOTS; i++)
 		if (vm->slots[i].used)
 			kt_vm_delete_slot(vm, i);
-	kt_stats_close(&vm->stats);
+	kt_stats_free(&vm->stats);
 	close(vm->fd);
 	close(vm->kvm_fd);
 	free(vm);
@@ -410,7 +325,7 @@ struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id)
 	KT_ASSERT(vcpu, "out of memory");
 	vcpu->vm = vm;
 	vcpu->id = id;
-	vcpu->stats.fd = -1;
+	kt_stats_init(&vcpu->stats);
 
 	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
 	KT_ASSERT(vcpu->fd >= 0, "KVM_CREATE_VCPU %d: %s", id,
@@ -428,7 +343,7 @@ struct kt_vcpu *kt_vcpu_add(struct kt_vm *vm, int id)
 
 void kt_vcpu_free(struct kt_vcpu *vcpu)
 {
-	kt_stats_close(&vcpu->stats);
+	kt_stats_free(&vcpu->stats);
 	munmap(vcpu->run, vcpu->vm->run_size);
 	close(vcpu->fd);
 	free(vcpu);
@@ -584,76 +499,7 @@ uint32_t kt_touch(struct kt_vcpu *vcpu, uint32_t start, uint32_t end,
 	return kt_vcpu_run_done(vcpu);
 }
 
-/* ---- binary stats (KVM_GET_STATS_FD) ------------------------------- */
-
-/*
- * The stats fd is a read-only file: a header at offset 0, then the id
- * string, num_desc descriptors of sizeof(struct kvm_stats_desc) +
- * name_size bytes each at desc_offset, and the data block at data_offset.
- * Header and descriptors never change for the fd's life; data is read
- * fresh with pread() at data_offset + desc->offset on every call.
- */
-static int kt_stats_open(struct kt_stats *st, int owner_fd)
-{
-	size_t len;
-	ssize_t n;
-	int fd;
-
-	fd = ioctl(owner_fd, KVM_GET_STATS_FD, 0);
-	if (fd < 0)
-		return -errno;
-
-	n = pread(fd, &st->hdr, sizeof(st->hdr), 0);
-	if (n != sizeof(st->hdr))
-		goto err_close;
-
-	st->desc_size = sizeof(struct kvm_stats_desc) + st->hdr.name_size;
-	len = st->desc_size * st->hdr.num_desc;
-	st->descs = malloc(len ? len : 1);
-	if (!st->descs)
-		goto err_close;
-	n = pread(fd, st->descs, len, st->hdr.desc_offset);
-	if (n < 0 || (size_t)n != len)
-		goto err_free;
-
-	st->fd = fd;
-	return 0;
-
-err_free:
-	free(st->descs);
-	st->descs = NULL;
-err_close:
-	close(fd);
-	return -EIO;
-}
-
-static int kt_stats_read(struct kt_stats *st, int owner_fd, const char *name,
-			 uint64_t *val)
-{
-	struct kvm_stats_desc *d;
-	uint32_t i;
-	int r;
-
-	if (st->fd < 0) {
-		r = kt_stats_open(st, owner_fd);
-		if (r)
-			return r;
-	}
-
-	for (i = 0; i < st->hdr.num_desc; i++) {
-		d = (struct kvm_stats_desc *)(st->descs + i * st->desc_size);
-		/* Names are NUL-terminated within name_size bytes. */
-		if (strncmp(d->name, name, st->hdr.name_size))
-			continue;
-		if (!d->size)
-			return -EINVAL;
-		if (pread(st->fd, val, sizeof(*val),
-			  st->hdr.data_offset + d->offset) != sizeof(*val))
-			return -EIO;
-		return 0;
-	}
-	return -ENOENT;
-}
+/* ---- binary stats ---------------------------------------------- */
 
 int kt_vcpu_stat(struct kt_vcpu *vcpu, const char *name, uint64_t *val)
 {
@@ -667,11 +513,36 @@ int kt_vm_stat(struct kt_vm *vm, const char *name, uint64_t *val)
 
 uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name)
 {
-	uint64_t val = 0;
-	int r = kt_vcpu_stat(vcpu, name, &val);
+	return kt_stats_vcpu_get(&vcpu->stats, vcpu->fd, vcpu->id, name);
+}
 
-	KT_ASSERT(!r, "vcpu %d stat %s: %s", vcpu->id, name, strerror(-r));
-	return val;
+struct kt_counts kt_counts_read(struct kt_vm *vm, struct kt_vcpu *vcpu)
+{
+	struct kt_counts c;
+
+	c.pf = kt_vcpu_stat_get(vcpu, "pf_taken");
+	c.windows = kt_vcpu_stat_get(vcpu, "prefetch_windows");
+	c.mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
+	KT_ASSERT(!kt_vm_stat(vm, "pages_4k", &c.p4k), "VM stat pages_4k");
+	KT_ASSERT(!kt_vm_stat(vm, "pages_2m", &c.p2m), "VM stat pages_2m");
+	return c;
+}
+
+void kt_counts_info(const struct kt_counts *a, const struct kt_counts *b,
+		    const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	kt_info("%s: pf_taken +%llu prefetch_windows +%llu prefetch_mapped +%llu pages_4k +%llu pages_2m +%llu",
+		what, (unsigned long long)(b->pf - a->pf),
+		(unsigned long long)(b->windows - a->windows),
+		(unsigned long long)(b->mapped - a->mapped),
+		(unsigned long long)(b->p4k - a->p4k),
+		(unsigned long long)(b->p2m - a->p2m));
 }
 
 char *kt_populated(uint64_t size, uint64_t gpa)
@@ -687,14 +558,67 @@ char *kt_populated(uint64_t size, uint64_t gpa)
 	return mem;
 }
 
+char *kt_thp_memory(uint64_t size, int fill)
+{
+	const uintptr_t huge = 2UL << 20;
+	char *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mem;
+
+	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	mem = (char *)(((uintptr_t)p + huge - 1) & ~(huge - 1));
+	/* Only the aligned part stays: munmap(mem, size) frees it all. */
+	if (mem > p)
+		munmap(p, mem - p);
+	if (mem < p + huge)
+		munmap(mem + size, p + huge - mem);
+	KT_ASSERT(!madvise(mem, size, MADV_HUGEPAGE), "MADV_HUGEPAGE: %s",
+		  strerror(errno));
+	memset(mem, fill, size);
+	return mem;
+}
+
+void kt_share_begin(struct kt_sharer *s)
+{
+	int pfd[2];
+	char c;
+
+	KT_ASSERT(!pipe(pfd), "pipe: %s", strerror(errno));
+	s->pid = fork();
+	KT_ASSERT(s->pid >= 0, "fork: %s", strerror(errno));
+	if (!s->pid) {
+		/* Hold the pages, shared, until the parent closes the pipe. */
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	s->fd = pfd[1];
+}
+
+void kt_share_end(struct kt_sharer *s)
+{
+	int status;
+
+	close(s->fd);
+	KT_EXPECT(waitpid(s->pid, &status, 0) == s->pid && WIFEXITED(status) &&
+		  !WEXITSTATUS(status), "the child that shared the pages is gone");
+}
+
+struct kt_vm *kt_vm_on(uint32_t slot, uint64_t gpa, uint64_t size,
+		       uint64_t flags, void *host, struct kt_vcpu **vcpu)
+{
+	struct kt_vm *vm = kt_vm_create();
+
+	kt_vm_add_slot(vm, slot, gpa, size, flags, host);
+	*vcpu = kt_vcpu_add(vm, 0);
+	kt_touch(*vcpu, gpa, gpa, 0, KT_TOUCH_WRITE);
+	return vm;
+}
+
 struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
 			      int fill, struct kt_vcpu **vcpu)
 {
-	struct kt_vm *vm = kt_vm_create();
-	char *mem = kt_vm_add_slot(vm, slot, gpa, size, 0, NULL);
+	struct kt_vm *vm = kt_vm_on(slot, gpa, size, 0, NULL, vcpu);
 
-	memset(mem, fill, size);
-	*vcpu = kt_vcpu_add(vm, 0);
-	kt_touch(*vcpu, gpa, gpa, 0, KT_TOUCH_WRITE);
+	memset(kt_vm_gpa_to_hva(vm, gpa), fill, size);
 	return vm;
 }

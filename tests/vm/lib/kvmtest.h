@@ -6,10 +6,7 @@
  * memslots, create vCPUs running a built-in 32-bit guest program ("touch")
  * without guest paging, so that every guest access to a fresh page is a
  * TDP (NPT/EPT) fault on the host, and read binary stats by name.
- *
- * Reporting: each check prints exactly one line "PASS: ...", "FAIL: ..."
- * or "SKIP: ..." on stdout; informational lines start with "# ".
- * kt_exit() turns the counts into the exit status (0, 1 or 4).
+ * Reporting (KT_EXPECT() and the others) is kt_core.h's.
  */
 #ifndef KVMTEST_H
 #define KVMTEST_H
@@ -20,10 +17,7 @@
 #include <stdlib.h>
 #include <linux/kvm.h>
 
-/* Exit status of a test program. */
-#define KT_EXIT_PASS	0	/* at least one PASS and no FAIL */
-#define KT_EXIT_FAIL	1	/* any FAIL, or nothing reported at all */
-#define KT_EXIT_SKIP	4	/* only SKIPs */
+#include "kt_core.h"	/* reporting, /dev/kvm, stats, clock */
 
 /* Guest layout: the touch program lives in its own one-page memslot. */
 #define KT_CODE_SLOT	0
@@ -31,8 +25,6 @@
 #define KT_CODE_SIZE	0x1000ULL
 /* I/O port the touch program writes its result (eax, 4 bytes) to. */
 #define KT_DONE_PORT	0x7e
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define KT_MAX_SLOTS	32
 #define KT_PAGE_SIZE	4096ULL
@@ -68,13 +60,6 @@ enum kt_guest_mode {
 /* Flags of kt_vm_add_slot() that are not KVM memslot flags. */
 #define KT_SLOT_THP	(1ULL << 63)	/* keep THP on library-owned memory */
 
-struct kt_stats {
-	int fd;				/* -1 until first use */
-	struct kvm_stats_header hdr;
-	char *descs;			/* hdr.num_desc descriptors */
-	size_t desc_size;		/* sizeof(desc) + hdr.name_size */
-};
-
 struct kt_slot {
 	bool used;
 	bool owned;			/* hva was mmap()ed by the library */
@@ -102,59 +87,8 @@ struct kt_vcpu {
 	struct kt_stats stats;
 };
 
-/* ---- reporting ---------------------------------------------------- */
-
-void kt_pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void kt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void kt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void kt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Exit status for the counts so far: KT_EXIT_PASS, _FAIL or _SKIP. */
-int kt_exit(void);
-/* Number of FAIL lines printed so far. */
-int kt_failures(void);
-
-/*
- * KT_ASSERT: on failure print FAIL with file:line and end the program
- * with kt_exit() (which is then 1). For checks after which the test
- * cannot sensibly go on, and for errors inside the library.
- */
-#define KT_ASSERT(cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
-			kt_fail("%s:%d: %s: " fmt, __FILE__, __LINE__,	\
-				#cond, ##__VA_ARGS__);			\
-			exit(kt_exit());				\
-		}							\
-	} while (0)
-
-/*
- * KT_EXPECT: print PASS or FAIL (with file:line) and go on.
- * Evaluates to the truth value of @cond.
- */
-#define KT_EXPECT(cond, fmt, ...)					\
-	({								\
-		bool __ok = (cond);					\
-		if (__ok)						\
-			kt_pass(fmt, ##__VA_ARGS__);			\
-		else							\
-			kt_fail("%s:%d: " fmt, __FILE__, __LINE__,	\
-				##__VA_ARGS__);				\
-		__ok;							\
-	})
-
-/* KT_REQUIRE: print SKIP and end the program if @cond does not hold. */
-#define KT_REQUIRE(cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
-			kt_skip(fmt, ##__VA_ARGS__);			\
-			exit(kt_exit());				\
-		}							\
-	} while (0)
-
 /* ---- /dev/kvm and VMs --------------------------------------------- */
 
-/* Open /dev/kvm; returns the fd or -errno. Checks KVM_GET_API_VERSION. */
-int kt_kvm_open(void);
 /* SKIP (exit 4) unless /dev/kvm opens and has the right API version. */
 void kt_require_kvm(void);
 
@@ -198,6 +132,12 @@ void *kt_vm_gpa_to_hva(struct kt_vm *vm, uint64_t gpa);
  */
 struct kt_vm *kt_vm_populated(uint32_t slot, uint64_t gpa, uint64_t size,
 			      int fill, struct kt_vcpu **vcpu);
+/*
+ * The same over @host (kt_vm_add_slot()'s @flags and @host: NULL, the
+ * library's memory, left as it is).
+ */
+struct kt_vm *kt_vm_on(uint32_t slot, uint64_t gpa, uint64_t size,
+		       uint64_t flags, void *host, struct kt_vcpu **vcpu);
 
 /* ---- vCPUs --------------------------------------------------------- */
 
@@ -262,10 +202,23 @@ int kt_vm_stat(struct kt_vm *vm, const char *name, uint64_t *val);
 /* Like kt_vcpu_stat() but a missing or unreadable stat is a FAIL. */
 uint64_t kt_vcpu_stat_get(struct kt_vcpu *vcpu, const char *name);
 
+/* A vCPU's guest faults and prefetch counters, its VM's leaves. */
+struct kt_counts {
+	uint64_t pf, windows, mapped;	/* pf_taken, prefetch_windows, _mapped */
+	uint64_t p4k, p2m;		/* the VM's pages_4k, pages_2m */
+};
+
+/* The counts now; a failure ends the program. */
+struct kt_counts kt_counts_read(struct kt_vm *vm, struct kt_vcpu *vcpu);
+/*
+ * An information line: the printf-style @fmt, then what each count
+ * grew by from @a to @b.
+ */
+void kt_counts_info(const struct kt_counts *a, const struct kt_counts *b,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* ---- misc ---------------------------------------------------------- */
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t kt_now_ns(void);
 /* pthread_join() @t if it ends within @secs s; true if it did. */
 bool kt_join_within(pthread_t t, unsigned int secs);
 /*
@@ -275,5 +228,23 @@ bool kt_join_within(pthread_t t, unsigned int secs);
  * @gpa + i * 4K.  A failure is a FAIL that ends the program.
  */
 char *kt_populated(uint64_t size, uint64_t gpa);
+/*
+ * @size bytes of private anonymous memory, 2 MiB aligned, MADV_HUGEPAGE
+ * (THPs where the host has them), every byte @fill; munmap(mem, @size)
+ * frees it.  A failure is a FAIL that ends the program.
+ */
+char *kt_thp_memory(uint64_t size, int fill);
+
+/*
+ * A child process that holds this process's private pages, shared
+ * (copy-on-write, read-only in the host), from kt_share_begin() until
+ * kt_share_end(), which lets it go and checks (KT_EXPECT) that it ended.
+ */
+struct kt_sharer {
+	pid_t pid;
+	int fd;		/* the pipe's write end: closed, the child exits */
+};
+void kt_share_begin(struct kt_sharer *s);
+void kt_share_end(struct kt_sharer *s);
 
 #endif /* KVMTEST_H */

@@ -289,8 +289,31 @@ static void fz_answer_params(const struct fcase *c, char *ret, size_t rl,
 	}
 }
 
-/* Write fuzzpol's parameter @name (the including program's). */
-static void fuzz_param(const char *name, const char *val);
+#define FUZZ_PARAM	"/sys/module/kvm_prefetch_fuzzpol/parameters/"
+
+/* Write fuzzpol's parameter @name; a failure ends the program. */
+static void fuzz_param(const char *name, const char *val)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), FUZZ_PARAM "%s", name);
+	r = ktsys_write(path, val);
+	KT_ASSERT(!r, "%s=%s: %s", path, val, strerror(-r));
+}
+
+/* Read fuzzpol's parameter @name, a number; a failure ends the program. */
+static long fuzz_param_long(const char *name)
+{
+	char path[128];
+	long val;
+	int r;
+
+	snprintf(path, sizeof(path), FUZZ_PARAM "%s", name);
+	r = ktsys_read_long(path, &val);
+	KT_ASSERT(!r, "%s: %s", path, strerror(-r));
+	return val;
+}
 
 /* Arm the answers of @c and start counting calls again. */
 static void set_answers(const struct fcase *c)
@@ -313,6 +336,120 @@ static void set_init_answer(const struct init_answer *a)
 	snprintf(val, sizeof(val), "%d", a ? a->ret : 0);
 	fuzz_param("init_ret", val);
 	fuzz_param("init_scribble", a && a->scribble ? "1" : "0");
+}
+
+/* What the tests know of the policy of their VM. */
+struct fz_vm {
+	uint32_t nr;		/* its nr_pages */
+	bool ejected;		/* ejected: the VM is on none */
+};
+
+/* Cases of each kind so far, and what they did. */
+static struct {
+	long cases, init_cases, windows, ejections, mapped;
+} fz_tot;
+
+/*
+ * The including program's rig (VM, vCPU, memory) and what it does on it:
+ * SET fuzzpol with nr_pages @nr (0 or -errno), GET (a failure ends the
+ * program), one window case.  What the model says of the policy, struct
+ * fz_vm, is passed along with it.
+ */
+struct rig;
+static int rig_set(struct rig *r, uint32_t nr);
+static void rig_get(struct rig *r, struct kvm_prefetch_policy *p);
+static bool one_case(struct rig *r, unsigned long n, uint64_t seed);
+
+/* Select fuzzpol with @nr pages; a refusal ends the program. */
+static void set_fuzzpol(struct rig *r, struct fz_vm *v, uint32_t nr)
+{
+	int e = rig_set(r, nr);
+
+	KT_ASSERT(!e, "SET fuzzpol %u: %s", nr, strerror(-e));
+	v->nr = nr;
+	v->ejected = false;
+}
+
+/* A window case's end: count it (@m its model) and take its state. */
+static void fz_case_done(struct fz_vm *v, const struct model *m)
+{
+	fz_tot.cases++;
+	fz_tot.windows += m->calls;
+	fz_tot.ejections += m->ejected && !v->ejected;
+	v->ejected = m->ejected;
+}
+
+/* KVM_SET_PREFETCH_POLICY with an init() answer; false on a mismatch. */
+static bool init_case(struct rig *r, struct fz_vm *v, unsigned long n)
+{
+	const struct init_answer *a = &init_answers[rnd(NR_INIT_ANSWERS)];
+	uint32_t nr = 2 + rnd(1100);
+	struct kvm_prefetch_policy p;
+	int e;
+
+	set_init_answer(a);
+	e = rig_set(r, nr);
+	set_init_answer(NULL);
+	fz_tot.init_cases++;
+	rig_get(r, &p);
+	if (e != a->want) {
+		kt_fail("case %lu: init() %d%s: SET returned %d (%s), want %d",
+			n, a->ret, a->scribble ? " changing nr_pages" : "", e,
+			strerror(-e), a->want);
+		return false;
+	}
+	if (!e) {
+		v->nr = nr;
+		v->ejected = false;
+	}
+	/* A failed SET changes nothing. */
+	if (strcmp(p.name, v->ejected ? "none" : "fuzzpol") || p.nr_pages != v->nr) {
+		kt_fail("case %lu: after init() %d, GET says %s %u, want %s %u",
+			n, a->ret, p.name, p.nr_pages,
+			v->ejected ? "none" : "fuzzpol", v->nr);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The case loop: @cases cases on @r (@v), one in 64 an init() answer,
+ * the others a window case; a policy ejected is selected anew,
+ * at a random nr_pages, before one case in four.  It stops after the
+ * fifth failure; the number of failed cases.
+ */
+static unsigned long fz_run(struct rig *r, struct fz_vm *v,
+			    unsigned long cases, uint64_t seed)
+{
+	unsigned long i, failed = 0;
+
+	for (i = 0; i < cases; i++) {
+		if (rnd(64) == 0) {
+			failed += !init_case(r, v, i);
+			continue;
+		}
+		/* An ejected policy stays out until selected anew. */
+		if (v->ejected && rnd(4) == 0)
+			set_fuzzpol(r, v, 2 + rnd(1100));
+		failed += !one_case(r, i, seed);
+		if (failed >= 5)
+			break;
+	}
+	return failed;
+}
+
+/*
+ * The run's verdict: all @cases done (fz_tot) as the model says, and
+ * some ejected the policy and mapped windows.
+ */
+static void fz_verdict(unsigned long cases, unsigned long failed)
+{
+	KT_EXPECT(!failed && fz_tot.cases + fz_tot.init_cases == (long)cases,
+		  "%lu random cases: KVM did what the model says (%lu failed)",
+		  cases, failed);
+	KT_EXPECT(fz_tot.ejections > 0 && fz_tot.mapped > fz_tot.cases,
+		  "the cases ejected a policy (%ld) and mapped windows (%ld pages)",
+		  fz_tot.ejections, fz_tot.mapped);
 }
 
 #endif /* PREFETCH_MODEL_H */
