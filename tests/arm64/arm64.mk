@@ -15,6 +15,8 @@
 #                       scripts/arm64-static.sh), judged: exit 1 on any
 #                       FAIL, a splat, a hang, a timeout or no summary line
 #
+# The test VM: 2 vCPUs on Debian 13's QEMU with multi-threaded TCG
+# (KP_OUTER=current|7.2, KP_TCG=multi|single, KP_SMP; tests/arm64/run-vm.sh).
 # Not part of `make check`: tests/arm64/README.md gives the times.
 
 .PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64
@@ -27,8 +29,11 @@ ARM64_DEB_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	make rsync coccinelle git
 ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
 
+# The test VM's outer emulator is make deps' build/qemu-current (the same
+# packages, so that a tree with both fetches it once).
 arm64-deps:
 	@scripts/deps.sh $(ARM64_DEB_PKGS)
+	@scripts/qemu-current.sh $(TOP)/build/qemu-current qemu-system-x86 qemu-system-arm
 
 arm64-kernel: arm64-deps
 	@OUT=$(ARM64_OUT) SRC_PKG=$(ARM64_SRC_PKG) \
