@@ -19,7 +19,7 @@
 # its pristine contents back.
 #
 # Usage: arm64-kernel.sh   (environment: OUT SRC_PKG SRC_VERSION
-#        SRC_TARBALL CONFIG_FRAGMENT [JOBS] [KP_BASE])
+#        SRC_TARBALL CONFIG_FRAGMENT [JOBS] [KP_BASE] [ARM64_PLANT])
 
 set -eo pipefail
 : "${OUT:?}" "${SRC_PKG:?}" "${SRC_VERSION:?}" "${SRC_TARBALL:?}"
@@ -62,6 +62,15 @@ done | sort -u | while read -r f; do
 done
 "$(dirname "$0")/apply-series.sh" "$STAGE"
 kp_overlay "$STAGE"
+# Planted bugs (ARM64_PLANT="name...": tests/arm64/plants/<name>.patch),
+# for seeing a test fail.  The stage is rebuilt on every run, so the next
+# run without them puts the files back and kbuild recompiles only those.
+for plant in ${ARM64_PLANT:-}; do
+	p=$(dirname "$0")/../tests/arm64/plants/$plant.patch
+	[ -e "$p" ] || { echo "arm64: no plant $p" >&2; exit 1; }
+	patch -s -p1 -d "$STAGE" < "$p"
+	echo "arm64: plant $plant applied"
+done
 
 # Sync the stage into the tree.
 (cd "$STAGE" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) \

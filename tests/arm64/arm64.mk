@@ -9,15 +9,25 @@
 #   make arm64-kernel   extract, patch, overlay, cross-build Image
 #   make arm64-policy-modules  kvm-policy/adaptive against that build
 #   make arm64-vm-test  boot Image under QEMU's EL2, run tests/arm64/*.c;
-#                       tests/arm64/last-run.txt keeps the last run
+#                       the log is build/arm64/vm-test.txt
 #   make check-arm64    all of the above and the static layer (cocci and
 #                       checkpatch on the arm64 tree and hook series,
 #                       scripts/arm64-static.sh), judged: exit 1 on any
-#                       FAIL, a splat, a hang, a timeout or no summary line
+#                       FAIL, a splat, a hang, a timeout or no summary line;
+#                       the run's record is build/arm64/last-run.txt
+#   make arm64-record   copy that record into the tracked
+#                       tests/arm64/last-run.txt (a full run of a committed
+#                       tree only; commit it yourself)
 #
-# Not part of `make check`: tests/arm64/README.md gives the times.
+# The test VM: 2 vCPUs on Debian 13's QEMU with multi-threaded TCG
+# (KP_OUTER=current|7.2, KP_TCG=multi|single, KP_SMP; tests/arm64/run-vm.sh).
+# ARM64_PLANT="name...": build the kernel with tests/arm64/plants/<name>.patch
+# (the next run without it rebuilds the files it touched); ARM64_TESTS=a,b:
+# run only those programs in the VM.  Not part of `make check`, 9 minutes
+# cold on a clean clone: tests/arm64/README.md gives the times.
 
-.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64
+.PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64 \
+	arm64-record
 
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -25,17 +35,24 @@ ARM64_SRC_PKG := linux-source-$(ARM64_BASE)
 ARM64_DEB_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	qemu-system-arm $(ARM64_SRC_PKG) bc flex bison libssl-dev cpio gzip \
 	make rsync coccinelle git
+ARM64_PLANT ?=
+ARM64_TESTS ?=
+ARM64_RECORD := $(ARM64_OUT)/last-run.txt
 ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
 
+# The test VM's outer emulator is make deps' build/qemu-current (the same
+# packages, so that a tree with both fetches it once).
 arm64-deps:
 	@scripts/deps.sh $(ARM64_DEB_PKGS)
+	@scripts/qemu-current.sh $(TOP)/build/qemu-current qemu-system-x86 qemu-system-arm
 
 arm64-kernel: arm64-deps
 	@OUT=$(ARM64_OUT) SRC_PKG=$(ARM64_SRC_PKG) \
 		SRC_VERSION=$(ARM64_SRC_VERSION) \
 		SRC_TARBALL=/usr/src/$(ARM64_SRC_PKG).tar.xz \
 		CONFIG_FRAGMENT=$(TOP)/arch/arm64/kvm-virt.config \
-		KP_BASE=$(ARM64_BASE) JOBS=2 scripts/arm64-kernel.sh
+		KP_BASE=$(ARM64_BASE) JOBS=2 ARM64_PLANT="$(ARM64_PLANT)" \
+		scripts/arm64-kernel.sh
 
 # Policy modules, unchanged, as external modules of the arm64 build (KVM
 # is built in: its exports are vmlinux's).  Copied first, as for x86, so
@@ -55,15 +72,28 @@ arm64-policy-modules: arm64-kernel
 	done
 
 arm64-vm-test: arm64-kernel arm64-policy-modules
-	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm | \
-		tee $(TOP)/tests/arm64/last-run.txt
+	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include tests/arm64/run-vm.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
+		$(if $(ARM64_TESTS),kp.tests=$(ARM64_TESTS)) | \
+		tee $(ARM64_OUT)/vm-test.txt
 
-# The record is written whatever the result; the exit status is the verdict.
+# The record (build/arm64/last-run.txt) is written whatever the result;
+# the exit status is the verdict.
 check-arm64: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
 		ARM64_OUT=$(ARM64_OUT) CHECKPATCH_IGNORE=$(CHECKPATCH_IGNORE) \
+		ARM64_PLANT="$(ARM64_PLANT)" \
 		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
-		$(TOP)/tests/arm64/last-run.txt
+		$(ARM64_RECORD) $(if $(ARM64_TESTS),kp.tests=$(ARM64_TESTS))
+
+# The tracked record: the last check-arm64 run, if it ran every test on
+# an unplanted kernel built from committed files (its header says so).
+arm64-record:
+	@f=$(ARM64_RECORD); [ -e $$f ] || { echo "arm64-record: no $$f (make check-arm64 first)" >&2; exit 1; }; \
+	if grep -q '^# plant:\|^# tests:\|+changes' $$f; then \
+		echo "arm64-record: $$f is of a planted, partial or uncommitted run:" >&2; \
+		head -n 3 $$f >&2; exit 1; fi; \
+	cp $$f $(TOP)/tests/arm64/last-run.txt; \
+	echo "arm64-record: tests/arm64/last-run.txt <- $$f ($$(tail -n 1 $$f))"
 
 # The restore benchmark (tests/arm64/bench/bench_restore.c): the bench
 # programs only (BENCH=1), in their own VM directory.  ARM64_BENCH_ROUNDS
