@@ -125,6 +125,10 @@ QEMU_PC_PRECOPY ?= 1
 QEMU_PC_CLI ?= 1
 QEMU_PC_PLANT ?=
 QEMU_PC_TIMEOUT ?= 5400
+# The drivers print nothing while a migration runs: on a loaded machine
+# (load 15 on 2 cores, 2026-12-06) one run was silent for over 300 s,
+# run-vm.sh's default, with the test VM running.
+QEMU_PC_STALL ?= 900
 QEMU_PC_TESTS := qemu_postcopy$(if $(filter 1,$(QEMU_PC_CLI)),$(comma)qemu_cli)
 
 QEMU_PC_LOG := $(BUILD)/qemu-postcopy.log
@@ -133,7 +137,7 @@ qemu-postcopy: qemu-rig
 	@mkdir -p $(RESULTS)
 	rc=0; KP_MEM=3G KP_SMP=$(QEMU_SMP) tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(QEMU_RIG)/initramfs.cpio.gz --mode test \
-		--log $(QEMU_PC_LOG) --timeout $(QEMU_PC_TIMEOUT) \
+		--log $(QEMU_PC_LOG) --timeout $(QEMU_PC_TIMEOUT) --stall $(QEMU_PC_STALL) \
 		--append "kp.tests=$(QEMU_PC_TESTS) kp.pc.runs=$(QEMU_PC_RUNS) kp.pc.arms=$(QEMU_PC_ARMS)" \
 		--append "kp.pc.mib=$(QEMU_PC_MIB) kp.pc.mem=$(QEMU_PC_MEM) kp.pc.bw=$(QEMU_PC_BW) kp.pc.precopy=$(QEMU_PC_PRECOPY)" \
 		--append "kp.qemu.l1=$(QEMU_L1)" \
