@@ -10,7 +10,8 @@ lines says which THP setting they ran with.  Prints a markdown table per
 THP setting and workload: boots ok of all, medians of the boot to
 userspace, the whole run, guest faults, windows and pages prefetched
 (of the boots that finished ok).  The header line also names the guest
-kernel (kernel=bzimage|pvh).  --lines writes the raw @@QEMU lines, each
+kernel (kernel=bzimage|pvh).  Lines with an l1= (the L1 VMM: 7.2 or
+current, tests/qemu/qemu_guests) get a row per arm and L1.  --lines writes the raw @@QEMU lines, each
 prefixed with its thp= and kernel=, to OUT.
 """
 import re
@@ -50,7 +51,7 @@ def main(argv):
                 if not line.startswith("@@QEMU "):
                     continue
                 kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
-                key = (thp, kernel, kv.get("work", "64:3"), kv["arm"])
+                key = (thp, kernel, kv.get("work", "64:3"), kv["arm"], kv.get("l1"))
                 if key not in rows:
                     rows[key] = []
                     order.append(key)
@@ -66,6 +67,7 @@ def main(argv):
         except (KeyError, ValueError):
             return None
 
+    has_l1 = any(k[4] for k in order)
     groups = []
     for key in order:
         g = key[:3]
@@ -74,9 +76,9 @@ def main(argv):
     for thp, kernel, work in groups:
         print(f"THP {thp} in the test VM, guest kernel {kernel}, "
               f"l2work {work.replace(':', ' MiB x ')} pass(es):\n")
-        print("| arm | boots ok | boot to userspace, s (median) | whole run, s (median) "
+        print("| arm |" + (" L1 |" if has_l1 else "") + " boots ok | boot to userspace, s (median) | whole run, s (median) "
               "| guest faults (median) | windows (median) | pages prefetched (median) | not ok |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|" + ("---|" if has_l1 else ""))
         for key in order:
             if key[:3] != (thp, kernel, work):
                 continue
@@ -86,7 +88,8 @@ def main(argv):
             vals = {k: [v for v in (num(r, k) for r in ok) if v is not None]
                     for k in ("l2up", "secs", "pf_taken", "prefetch_windows", "prefetch_mapped")}
             stock = key[3] == "stock"
-            print(f"| {key[3]} | {len(ok)} of {len(runs)} | {fmt(median(vals['l2up']), 1)} "
+            l1 = f" {key[4] or '7.2'} |" if has_l1 else ""
+            print(f"| {key[3]} |{l1} {len(ok)} of {len(runs)} | {fmt(median(vals['l2up']), 1)} "
                   f"| {fmt(median(vals['secs']), 1)} | {fmt(median(vals['pf_taken']))} "
                   f"| {'-' if stock else fmt(median(vals['prefetch_windows']))} "
                   f"| {'-' if stock else fmt(median(vals['prefetch_mapped']))} "

@@ -16,7 +16,9 @@
 # plant (planted bugs, words: sum, the expected sums one off; stall, the
 # guests spin in l2work instead of running the workload; nogate, a grow
 # guest let take all its steps at once, and taking them, before the
-# first phase).
+# first phase), l1 (the L1 VMM: 7.2, Debian 12's qemu-system-x86_64, the
+# default, or current, Debian 13's, /bin/qemu-current: mkrig.sh; taken
+# from kp.qemu.l1= for every driver).
 
 D=/sys/kernel/debug/kvm
 P=/sys/module/kvm/parameters
@@ -28,6 +30,20 @@ limit=${limit:-600}
 l2boot=${l2boot:-quiet}
 l2kernel=${l2kernel:-bzimage}
 plant=${plant:-}
+l1=${l1:-$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^kp\.qemu\.l1=//p' | tail -n1)}
+l1=${l1:-7.2}
+
+# vmm [<l1>]: the command that starts QEMU <l1> (default $l1), firmware
+# directories included.
+vmm() {
+	case ${1:-$l1} in
+	7.2) echo "qemu-system-x86_64 -L /usr/share/qemu -L /usr/share/seabios" ;;
+	current) echo qemu-current ;;
+	*) echo "vmm: unknown L1 '${1:-$l1}' (7.2 or current)" >&2; echo false ;;
+	esac
+}
+# vmm_version [<l1>]: its version line.
+vmm_version() { $(vmm "$@") --version 2>&1 | head -n1; }
 
 # qopt <namespace> <name>: kp.<namespace>.<name>= of the kernel command line.
 qopt() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^kp\.$1\.$2=//p" | tail -n1; }
@@ -60,7 +76,7 @@ l2_append() {
 l2_kernel() { case $l2kernel in pvh) echo /l2/vmlinux ;; *) echo /l2/vmlinuz ;; esac; }
 
 # l2_qemu <serial log> <work> [<monitor port>]: starts Debian's QEMU
-# with the Linux guest in the background; $qpid is its pid.  With $gate
+# ($l1) with the Linux guest in the background; $qpid is its pid.  With $gate
 # set (a path), the serial port is a pair of FIFOs, $gate.in (the guest's
 # input: the rig's fd 7, see go) and $gate.out (copied to the log).
 l2_qemu() {
@@ -73,8 +89,8 @@ l2_qemu() {
 		cat "$gate.out" >> "$1" &
 		serial="pipe:$gate"
 	fi
-	qemu-system-x86_64 -accel kvm -cpu "$cpu" -smp 1 -m "${mem}M" -nodefaults \
-		-display none -no-reboot -L /usr/share/qemu -L /usr/share/seabios \
+	$(vmm) -accel kvm -cpu "$cpu" -smp 1 -m "${mem}M" -nodefaults \
+		-display none -no-reboot \
 		-serial "$serial" -kernel "$(l2_kernel)" -initrd /l2/initrd.gz \
 		${3:+-monitor tcp:127.0.0.1:$3,server,nowait} \
 		-append "$(l2_append "$2")" > "$1.qemu" 2>&1 &
@@ -243,6 +259,9 @@ sym() {
 # the test VM's uptime).
 boot() {
 	arm=$1 run=$2 tag=$3
+	# (the PASS/FAIL lines name an L1 other than 7.2)
+	who=$arm
+	[ "$l1" = 7.2 ] || who=$arm@$l1
 	log=/tmp/l2-$tag.log
 	port=$((5500 + ${run##*.}))
 	start=$(now)
@@ -272,7 +291,7 @@ boot() {
 		if grep -q '^@@L2DONE' "$log"; then
 			:
 		elif [ $quiet -ge 40 ] || [ $(($(now) - start)) -ge "$limit" ]; then
-			echo "l2-stall: $arm run $run: no guest output, page fault, I/O exit or halt for $quiet s, $(($(now) - start)) s in; last lines:"
+			echo "l2-stall: $who run $run: no guest output, page fault, I/O exit or halt for $quiet s, $(($(now) - start)) s in; last lines:"
 			tail -n 3 "$log" | tr -d '\r' | sed -e 's/WARNING/warning/g' -e 's/^/l2-stall:   /'
 			tr -d '\r' < "$log" | grep -iE 'apic|clocksource|tsc|timer|clockevent|calibrat|hpet|pit' |
 				tail -n 20 | sed -e 's/WARNING/warning/g' -e 's/^/l2-stall: boot /'
@@ -300,11 +319,11 @@ boot() {
 			result=fail
 		fi
 	fi
-	echo "@@QEMU arm=$arm run=$run result=$result secs=$secs l2up=${up:--} l2done=${done_up:--} pf_taken=${pf:--} prefetch_windows=${win:--} prefetch_mapped=${map:--} exits=${ex:--} work=$work"
+	echo "@@QEMU arm=$arm l1=$l1 run=$run result=$result secs=$secs l2up=${up:--} l2done=${done_up:--} pf_taken=${pf:--} prefetch_windows=${win:--} prefetch_mapped=${map:--} exits=${ex:--} work=$work"
 	case $result in
-	ok) pass "$arm run $run: the guest booted and its workload checked out (sum $sum; ${up}s to userspace, $pf guest faults, $map pages prefetched)" ;;
-	bad) fail "$arm run $run: bad: the workload read sum ${sum:--}, want $want ($(grep -m1 '^@@L2WORK' "$log.clean" | cut -c1-100))" ;;
-	*) fail "$arm run $run: $result (log: $(grep -v '^$' "$log.clean" | tail -n1 | cut -c1-100))"
+	ok) pass "$who run $run: the guest booted and its workload checked out (sum $sum; ${up}s to userspace, $pf guest faults, $map pages prefetched)" ;;
+	bad) fail "$who run $run: bad: the workload read sum ${sum:--}, want $want ($(grep -m1 '^@@L2WORK' "$log.clean" | cut -c1-100))" ;;
+	*) fail "$who run $run: $result (log: $(grep -v '^$' "$log.clean" | tail -n1 | cut -c1-100))"
 	   # (the guest's own warnings, lower-cased: they are not the test VM's)
 	   grep -m2 'XSAVE\|WARNING' "$log.clean" | sed -e 's/WARNING/warning/g' -e 's/^/  guest: /'
 	   ;;

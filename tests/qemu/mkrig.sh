@@ -12,7 +12,8 @@
 # packaging/.
 #
 # Environment: BUILD, KMODDIR (/lib/modules/<abi>), KIMAGE (the guest's
-# and the test VM's kernel), RIG (output directory).
+# and the test VM's kernel), RIG (output directory), L1DIR (the second L1
+# VMM's scripts/qemu-current.sh directory, default $BUILD/qemu-l1).
 set -euo pipefail
 : "${BUILD:?}" "${KMODDIR:?}" "${KIMAGE:?}" "${RIG:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,6 +75,52 @@ for f in linuxboot_dma.bin linuxboot.bin kvmvapic.bin multiboot_dma.bin pvh.bin 
 	[ -e "/usr/share/qemu/$f" ] && cp -L "/usr/share/qemu/$f" "$root/usr/share/qemu/"
 done
 cp -a /usr/share/qemu/keymaps "$root/usr/share/qemu/" 2>/dev/null || true
+
+# The second L1 VMM (kp.qemu.l1=current): Debian 13's own QEMU (10.0,
+# trixie: what Debian 13 hosts run; not the backports' QEMU of the outer
+# emulator), unpacked by scripts/qemu-current.sh into $L1DIR/root
+# (qemu.mk: build/qemu-l1), in /opt/qemu-current beside 7.2: the binary, the libraries its own loader
+# lists (Debian 13's C library and loader included: Debian 12's are too
+# old for it), and the x86 firmware it loads.  Its program interpreter is
+# rewritten to /opt/qemu-current/ld.so, so that it runs as a host runs
+# it (its pid, /proc/<pid>/exe and comm "qemu-system-x86" its own, not
+# the loader's, as kvm-prefetch vms and set --pid see them); the wrapper
+# /bin/qemu-current points it at its libraries and firmware.  No module
+# directory: the modules are display, audio and USB backends a
+# -nodefaults -display none guest never loads.
+L1DIR=${L1DIR:-$BUILD/qemu-l1}
+cur=$L1DIR/root
+if [ -x "$cur/usr/bin/qemu-system-x86_64" ]; then
+	o=$root/opt/qemu-current
+	curlib=$cur/usr/lib/x86_64-linux-gnu
+	mkdir -p "$o/lib" "$o/share/qemu" "$o/share/seabios"
+	cp "$curlib/ld-linux-x86-64.so.2" "$o/ld.so"
+	"$o/ld.so" --library-path "$curlib" --list "$cur/usr/bin/qemu-system-x86_64" |
+		sed -n 's/.* => \([^ ]*\) (0x.*/\1/p' | grep -v ld-linux |
+		while read -r lib; do cp -L "$lib" "$o/lib/"; done
+	python3 "$here/setinterp.py" "$cur/usr/bin/qemu-system-x86_64" \
+		/opt/qemu-current/ld.so "$o/qemu-system-x86_64"
+	for f in bios-256k.bin; do cp -L "$cur/usr/share/seabios/$f" "$o/share/seabios/"; done
+	# (linuxboot_dma.bin, not linuxboot.bin: QEMU 10 has fw_cfg DMA only)
+	for f in linuxboot_dma.bin kvmvapic.bin multiboot_dma.bin pvh.bin; do
+		cp -L "$cur/usr/share/qemu/$f" "$o/share/qemu/"
+	done
+	sed -n 's/^version: //p' "$L1DIR/version" > "$o/version"
+	cat > "$root/bin/qemu-current" <<-'EOF'
+	#!/bin/sh
+	# Debian 13's qemu-system-x86_64 (tests/qemu/mkrig.sh), on its own
+	# libraries and firmware.
+	LD_LIBRARY_PATH=/opt/qemu-current/lib QEMU_MODULE_DIR=/opt/qemu-current/modules
+	export LD_LIBRARY_PATH QEMU_MODULE_DIR
+	case "$1" in --version|-version|-h|--help) exec /opt/qemu-current/qemu-system-x86_64 "$@" ;; esac
+	exec /opt/qemu-current/qemu-system-x86_64 -L /opt/qemu-current/share/qemu \
+		-L /opt/qemu-current/share/seabios "$@"
+	EOF
+	chmod 0755 "$root/bin/qemu-current"
+	"$cur/../bin/qemu-system-x86_64" --version | head -n1 | sed 's/^/qemu rig: current L1: /'
+else
+	echo "qemu rig: no $cur: no current L1 (scripts/qemu-current.sh; kp.qemu.l1=current will fail)" >&2
+fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
 	gzip -1 > "$RIG/initramfs.cpio.gz"
