@@ -298,6 +298,20 @@ vm-test: initramfs
 		$(if $(ENGINE),--append "kp.engine=$(ENGINE)") | \
 		tee $(RESULTS)/vm-test.txt
 
+# The race tests on multi-threaded TCG, the test VM's two vCPUs really
+# running at the same time (not in "make check": the wedge of
+# prefetch_overlap, sysfs-docs/testing.rst, "The outer emulator").
+VM_RACE_TESTS := prefetch_churn prefetch_init_race prefetch_apf_race \
+	prefetch_overlap prefetch_policy_ioctl
+.PHONY: vm-race
+vm-race: initramfs
+	@mkdir -p $(RESULTS)
+	KP_TCG=multi tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
+		--log $(VMDIR)/race.log \
+		--append "kp.tests=$(subst $(space),$(comma),$(strip $(VM_RACE_TESTS)))" | \
+		tee $(RESULTS)/vm-race.txt
+
 demo: initramfs
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
 		--mode demo --log $(VMDIR)/demo.log --quiet

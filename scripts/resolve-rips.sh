@@ -34,7 +34,8 @@ fi
 log=${state%.qemu-state}
 moddir=${MODDIR:-build/modules}
 modtext=""
-[ -f "$log" ] && modtext=$(tr -d '\r' < "$log" | grep '^@@MODTEXT ' | tail -n 1)
+# (Firmware output may precede the first one on its line.)
+[ -f "$log" ] && modtext=$(tr -d '\r' < "$log" | { grep -ao '@@MODTEXT .*' || true; } | tail -n 1)
 # "@@MODTEXT ours|stock kvm:.text=0x... kvm_amd:.noinstr.text=0x... ..."
 which=$(awk '{ print $2 }' <<< "$modtext")
 

@@ -68,10 +68,12 @@ fi
 # QEMU unpacked by scripts/qemu-current.sh ("make deps") into
 # build/qemu-current; "7.2" is Debian 12's own /usr/bin one, kept for
 # comparison (and for the instruction meter of "make cost", whose plugin
-# is built against it).  KP_TCG: "multi" (the default: one host thread
-# per vCPU, so the test VM's vCPUs really run at the same time) or
-# "single" (one thread runs them in turn).  sysfs-docs/testing.rst has
-# the boots that chose these defaults.
+# is built against it).  KP_TCG: "single" (the default: one thread runs
+# the vCPUs in turn) or "multi" (one host thread per vCPU, so the test
+# VM's vCPUs really run at the same time: "make vm-race" and the QEMU
+# rig).  sysfs-docs/testing.rst, "The outer emulator", has the boots
+# that chose these defaults, and the wedge that multi-threaded TCG still
+# shows in prefetch_overlap.
 # The kernel runs with nokaslr so that the RIPs in a saved vCPU state
 # can be looked up in /proc/kallsyms of any boot of the same kernel
 # (Debian's System.map is a stub).  no_timer_check: on a host busy with
@@ -81,7 +83,7 @@ fi
 # The monitor lets us dump the vCPUs' state if the guest stops talking.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 outer=${KP_OUTER:-current}
-tcg=${KP_TCG:-multi}
+tcg=${KP_TCG:-single}
 case $outer in
 current) qemu=$top/build/qemu-current/bin/qemu-system-x86_64 ;;
 7.2) qemu=/usr/bin/qemu-system-x86_64 ;;
