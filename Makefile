@@ -309,7 +309,8 @@ vm-race: initramfs
 	KP_TCG=multi tests/vm/run-vm.sh --kernel $(KIMAGE) \
 		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
 		--log $(VMDIR)/race.log \
-		--append "kp.tests=$(subst $(space),$(comma),$(strip $(VM_RACE_TESTS)))" | \
+		--append "kp.tests=$(subst $(space),$(comma),$(strip $(VM_RACE_TESTS)))" \
+		$(if $(ENGINE),--append "kp.engine=$(ENGINE)") | \
 		tee $(RESULTS)/vm-race.txt
 
 demo: initramfs
