@@ -41,7 +41,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +49,7 @@
 #include <unistd.h>
 
 #include "a64.h"
+#include "../vm/lib/kt_churn.h"
 
 #define ZAP_VCPUS	2
 #define RANGE_PAGES	128ULL			/* per vCPU, 512 KiB */
@@ -61,7 +61,6 @@
 #define MOVE_SLOT	2
 #define MOVE_GPA	0x4000000ULL
 #define MOVE_SIZE	(256ULL << 10)
-#define MOVE_PAGES	(MOVE_SIZE / A64_PAGE)
 
 #define CHURN_PC	0x800ULL		/* in the code page */
 #define PORT_REPORT	(A64_DONE_GPA + 8)
@@ -69,9 +68,7 @@
 #define MODE_CHECK	1
 #define MODE_REPORT	2
 #define MMIO_MARK	0xdeadbeefu
-#define GEN_TAG(g)	(0x70000000u | ((uint32_t)(g) & 0xffffff))
 #define RUN_SECONDS	10
-#define MAX_REPORTS	8			/* FAIL lines per thread */
 #define STOP_SECONDS	120			/* for the threads to stop */
 
 extern const char churn_code[], churn_code_end[];
@@ -100,39 +97,8 @@ asm(".pushsection .rodata\n"
 	".popsection\n");
 
 static struct a64_vm *vm;
-static char *zap_mem;
-static int stop, stopped;
-
-/* Per page of slot 1: zaps started and completed. */
-static uint32_t zap_started[ZAP_PAGES], zap_done[ZAP_PAGES];
-static uint64_t nr_zaps, nr_remaps, nr_zapped_pages, nr_policy_changes;
-
-/* Slot 2's generations (see header comment). */
-static uint64_t gen_del_started, gen_del_done, gen_add_started, gen_add_done;
-static uint64_t nr_generations;
-
-static bool stopping(void)
-{
-	return __atomic_load_n(&stop, __ATOMIC_SEQ_CST);
-}
-
-static uint64_t load64(uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-}
-
-static void store64(uint64_t *p, uint64_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-}
-
-static uint32_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 11);
-}
+static struct a64_vcpu *vcpus[ZAP_VCPUS + 1];
+static uint64_t nr_remaps, nr_policy_changes;
 
 /* ---- the guest program ------------------------------------------ */
 
@@ -202,102 +168,28 @@ static enum churn_exit guest_run(struct a64_vcpu *vcpu, uint32_t *v)
 
 /* ---- slot 1: DONTNEED and remap churn ---------------------------- */
 
-struct zap_worker {
-	pthread_t thread;
-	struct a64_vcpu *vcpu;
-	int idx, phase;
-	uint64_t iterations, zeros_guest, zeros_host, bad;
-	uint32_t snap[RANGE_PAGES];
-};
-
-static struct zap_worker zw[ZAP_VCPUS];
-
-static void zw_bad(struct zap_worker *w, const char *what, uint64_t page,
-		   uint32_t val, uint32_t want)
-{
-	if (w->bad++ < MAX_REPORTS)
-		a64_fail("vcpu %d iteration %llu: %s: page %llu (gpa 0x%llx) holds 0x%x, want 0x%x%s",
-			 w->vcpu->id, (unsigned long long)w->iterations, what,
-			 (unsigned long long)page,
-			 (unsigned long long)(ZAP_GPA + page * A64_PAGE),
-			 val, want, val ? "" : " (0, but no zap of the page since)");
-}
-
-/* 0 is legal at @page iff a zap started after the snapshot's completions. */
-static bool zero_ok(struct zap_worker *w, uint64_t page)
-{
-	if (page < w->idx * RANGE_PAGES || page >= (w->idx + 1) * RANGE_PAGES)
-		return false;
-	return __atomic_load_n(&zap_started[page], __ATOMIC_SEQ_CST) !=
-	       w->snap[page - w->idx * RANGE_PAGES];
-}
-
-static void snapshot(struct zap_worker *w)
-{
-	uint64_t i, first = w->idx * RANGE_PAGES;
-
-	for (i = 0; i < RANGE_PAGES; i++)
-		w->snap[i] = __atomic_load_n(&zap_done[first + i],
-					     __ATOMIC_SEQ_CST);
-}
-
 /* One write / guest check / guest write / host check round. */
-static void zap_iteration(struct zap_worker *w)
+static void zap_round(struct kc_worker *w)
 {
-	uint32_t t = 0x40000000u | ((uint32_t)w->idx << 24) |
-		     (uint32_t)(w->iterations & 0xffffff);
-	uint32_t t2 = t ^ 0x80000000u, v;
+	struct a64_vcpu *vcpu = w->vcpu;
+	uint64_t gpa0 = kc_gpa0(w);
 	enum churn_exit e;
-	uint64_t first = w->idx * RANGE_PAGES, i;
-	uint64_t gpa0 = ZAP_GPA + first * A64_PAGE;
+	uint32_t v;
 
-	/* Host writes T. */
-	__atomic_store_n(&w->phase, 0, __ATOMIC_SEQ_CST);
-	snapshot(w);
-	for (i = 0; i < RANGE_PAGES; i++)
-		*(volatile uint32_t *)(zap_mem + (first + i) * A64_PAGE) = t;
-
+	kc_round_host_write(w);
 	/* Guest reads: T, or 0 after a zap. */
-	__atomic_store_n(&w->phase, 1, __ATOMIC_SEQ_CST);
-	guest_setup(w->vcpu, gpa0, gpa0 + RANGE_SIZE, t, MODE_CHECK);
-	while ((e = guest_run(w->vcpu, &v)) != EXIT_DONE) {
-		uint64_t page = (guest_x0(w->vcpu) - ZAP_GPA) / A64_PAGE;
-
+	guest_setup(vcpu, gpa0, gpa0 + RANGE_SIZE, w->t, MODE_CHECK);
+	while ((e = guest_run(vcpu, &v)) != EXIT_DONE) {
 		A64_ASSERT(e == EXIT_REPORT, "vcpu %d: MMIO read at %#llx",
-			   w->vcpu->id,
-			   (unsigned long long)w->vcpu->run->mmio.phys_addr);
-		if (v == 0 && zero_ok(w, page))
-			w->zeros_guest++;
-		else
-			zw_bad(w, "guest read", page, v, t);
+			   vcpu->id,
+			   (unsigned long long)vcpu->run->mmio.phys_addr);
+		kc_guest_read(w, (guest_x0(vcpu) - ZAP_GPA) / A64_PAGE, v);
 	}
-
 	/* Guest writes T'; host reads: T', or 0 after a zap. */
-	__atomic_store_n(&w->phase, 2, __ATOMIC_SEQ_CST);
-	snapshot(w);
-	guest_setup(w->vcpu, gpa0, gpa0 + RANGE_SIZE, t2, MODE_WRITE);
-	A64_ASSERT(guest_run(w->vcpu, &v) == EXIT_DONE, "write pass");
-	for (i = 0; i < RANGE_PAGES; i++) {
-		v = *(volatile uint32_t *)(zap_mem + (first + i) * A64_PAGE);
-		if (v == t2)
-			continue;
-		if (v == 0 && zero_ok(w, first + i))
-			w->zeros_host++;
-		else
-			zw_bad(w, "host read after guest write", first + i, v,
-			       t2);
-	}
-	w->iterations++;
-}
-
-static void *zap_worker_fn(void *arg)
-{
-	struct zap_worker *w = arg;
-
-	while (!stopping())
-		zap_iteration(w);
-	__atomic_add_fetch(&stopped, 1, __ATOMIC_SEQ_CST);
-	return NULL;
+	kc_round_guest_writes(w);
+	guest_setup(vcpu, gpa0, gpa0 + RANGE_SIZE, w->t2, MODE_WRITE);
+	A64_ASSERT(guest_run(vcpu, &v) == EXIT_DONE, "write pass");
+	kc_round_host_check(w);
 }
 
 static int set_policy(uint32_t nr, uint32_t gup)
@@ -305,16 +197,22 @@ static int set_policy(uint32_t nr, uint32_t gup)
 	return a64_vm_set_prefetch(vm, "auto", nr, gup);
 }
 
-static void *zapper_fn(void *arg)
+/*
+ * Random ranges of one worker's pages, 0-2 ms into its guest read pass,
+ * by MADV_DONTNEED or by mapping fresh memory over them; now and then a
+ * new window or GUP mode.
+ */
+static void zapper(struct kc_churn *c)
 {
 	static const uint32_t nrs[] = { 64, 128, 256, 512 };
 	uint64_t seed = 0x123456789abcdefULL, n = 0;
 
-	while (!stopping()) {
-		struct zap_worker *w = &zw[rnd(&seed) % ZAP_VCPUS];
-		uint64_t len = 1 + rnd(&seed) % RANGE_PAGES;
-		uint64_t first = rnd(&seed) % RANGE_PAGES, i;
-		char *p;
+	while (!kc_stopping(c)) {
+		struct kc_worker *w = &c->w[kc_rnd(&seed) % ZAP_VCPUS];
+		uint64_t len = 1 + kc_rnd(&seed) % RANGE_PAGES;
+		uint64_t first = kc_first(w) + kc_rnd(&seed) % RANGE_PAGES;
+		uint64_t end = kc_first(w) + RANGE_PAGES;
+		char *p = c->mem + first * A64_PAGE;
 		int spin;
 
 		/*
@@ -326,14 +224,11 @@ static void *zapper_fn(void *arg)
 		for (spin = 0; spin < 200 &&
 		     __atomic_load_n(&w->phase, __ATOMIC_SEQ_CST) != 1; spin++)
 			usleep(50);
-		usleep(rnd(&seed) % 2000);
-		first += w->idx * RANGE_PAGES;
-		if (len > (w->idx + 1) * RANGE_PAGES - first)
-			len = (w->idx + 1) * RANGE_PAGES - first;
-		p = zap_mem + first * A64_PAGE;
-		for (i = first; i < first + len; i++)
-			__atomic_add_fetch(&zap_started[i], 1, __ATOMIC_SEQ_CST);
-		if (rnd(&seed) % 4) {
+		usleep(kc_rnd(&seed) % 2000);
+		if (len > end - first)
+			len = end - first;
+		kc_zap_begin(c, first, len);
+		if (kc_rnd(&seed) % 4) {
 			A64_ASSERT(!madvise(p, len * A64_PAGE, MADV_DONTNEED),
 				   "MADV_DONTNEED: %s", strerror(errno));
 		} else {
@@ -345,12 +240,7 @@ static void *zapper_fn(void *arg)
 			madvise(p, len * A64_PAGE, MADV_NOHUGEPAGE);
 			nr_remaps++;
 		}
-		for (i = first; i < first + len; i++)
-			__atomic_add_fetch(&zap_done[i], 1, __ATOMIC_SEQ_CST);
-		nr_zaps++;
-		nr_zapped_pages += len;
-
-		/* Now and then, a new window or GUP mode for the running VM. */
+		kc_zap_end(c, first, len);
 		if (!(++n % 16)) {
 			uint32_t gup = (n / 64) % 2 ? KVM_PREFETCH_GUP_FAST_ONLY :
 						      KVM_PREFETCH_GUP_NOFAULT;
@@ -362,131 +252,57 @@ static void *zapper_fn(void *arg)
 			nr_policy_changes++;
 		}
 	}
-	__atomic_add_fetch(&stopped, 1, __ATOMIC_SEQ_CST);
-	return NULL;
 }
 
 /* ---- slot 2: delete / re-add churn ------------------------------ */
 
-struct move_worker {
-	pthread_t thread;
-	struct a64_vcpu *vcpu;
-	uint64_t reads, mmio, passes, bad;
-	uint64_t tags_seen_min_gen, tags_seen_max_gen;
-};
-
-/* Host memory for slot 2 holding generation @gen's tag in every page. */
-static char *new_move_mem(uint64_t gen)
+/* One pass over slot 2, every value reported. */
+static void move_pass(struct kc_reader *rd)
 {
-	char *p = mmap(NULL, MOVE_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t i;
+	struct a64_vcpu *vcpu = rd->vcpu;
+	struct kvm_run *run = vcpu->run;
+	enum churn_exit e;
+	struct kc_run r;
+	uint32_t v = 0;
 
-	A64_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	madvise(p, MOVE_SIZE, MADV_NOHUGEPAGE);
-	for (i = 0; i < MOVE_PAGES; i++)
-		*(uint32_t *)(p + i * A64_PAGE) = GEN_TAG(gen);
-	return p;
-}
-
-static char *move_mem;
-
-static void *mover_fn(void *arg)
-{
-	uint64_t seed = 0xfeedfacecafebeefULL, g;
-
-	for (g = 1; !stopping(); g++) {
-		char *next = new_move_mem(g + 1);
-
-		store64(&gen_del_started, g);
-		a64_vm_delete_slot(vm, MOVE_SLOT);
-		store64(&gen_del_done, g);
-		usleep(rnd(&seed) % 3000);
-		store64(&gen_add_started, g + 1);
-		a64_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, next,
-				false);
-		store64(&gen_add_done, g + 1);
-		munmap(move_mem, MOVE_SIZE);
-		move_mem = next;
-		nr_generations++;
-		usleep(2000 + rnd(&seed) % 20000);
-	}
-	__atomic_add_fetch(&stopped, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
-static void move_bad(struct move_worker *w, const char *fmt, uint64_t a,
-		     uint32_t v, uint64_t lo, uint64_t hi)
-{
-	if (w->bad++ < MAX_REPORTS)
-		a64_fail(fmt, (unsigned long long)a, v,
-			 (unsigned long long)lo, (unsigned long long)hi);
-}
-
-static void *move_worker_fn(void *arg)
-{
-	struct move_worker *w = arg;
-	struct kvm_run *run = w->vcpu->run;
-
-	w->tags_seen_min_gen = ~0ULL;
-	while (!stopping()) {
-		guest_setup(w->vcpu, MOVE_GPA, MOVE_GPA + MOVE_SIZE, 0,
-			    MODE_REPORT);
-		for (;;) {
-			uint64_t del_done0, add_done0, del_started1, add_started1;
-			enum churn_exit e;
-			uint64_t gen;
-			uint32_t v = 0;
-
-			del_done0 = load64(&gen_del_done);
-			add_done0 = load64(&gen_add_done);
-			e = guest_run(w->vcpu, &v);
-			del_started1 = load64(&gen_del_started);
-			add_started1 = load64(&gen_add_started);
-
-			if (e == EXIT_DONE)
-				break;
-			if (e == EXIT_MMIO_READ) {
-				/* Legal only if the slot may have been absent. */
-				if (del_started1 < add_done0)
-					move_bad(w, "MMIO read at gpa 0x%llx (0x%x) but slot 2 was present throughout (gen %llu..%llu)",
-						 run->mmio.phys_addr, 0,
-						 add_done0, add_done0);
-				w->mmio++;
-				memcpy(run->mmio.data, &(uint32_t){ MMIO_MARK },
-				       4);
-				/* Completed on re-entry; the guest reports it. */
-				if (guest_run(w->vcpu, &v) != EXIT_REPORT ||
-				    v != MMIO_MARK)
-					move_bad(w, "after the MMIO read at 0x%llx: 0x%x reported (gen %llu..%llu)",
-						 guest_x0(w->vcpu), v, 0, 0);
-				continue;
-			}
-			w->reads++;
-			gen = v & 0xffffff;
-			if ((v & 0xff000000u) != 0x70000000u ||
-			    gen <= del_done0 || gen > add_started1) {
-				move_bad(w, "slot 2 gpa 0x%llx read 0x%x: want the tag of generation %llu..%llu",
-					 guest_x0(w->vcpu), v, del_done0 + 1,
-					 add_started1);
-				continue;
-			}
-			if (gen < w->tags_seen_min_gen)
-				w->tags_seen_min_gen = gen;
-			if (gen > w->tags_seen_max_gen)
-				w->tags_seen_max_gen = gen;
+	guest_setup(vcpu, MOVE_GPA, MOVE_GPA + MOVE_SIZE, 0, MODE_REPORT);
+	for (;;) {
+		kc_run_begin(rd, &r);
+		e = guest_run(vcpu, &v);
+		kc_run_end(rd, &r);
+		if (e == EXIT_DONE)
+			return;
+		if (e != EXIT_MMIO_READ) {
+			kc_read_tag(rd, &r, guest_x0(vcpu), v);
+			continue;
 		}
-		w->passes++;
+		kc_read_mmio(rd, &r, run->mmio.phys_addr);
+		memcpy(run->mmio.data, &(uint32_t){ MMIO_MARK }, 4);
+		/* Completed on re-entry; the guest reports it. */
+		if ((guest_run(vcpu, &v) != EXIT_REPORT || v != MMIO_MARK) &&
+		    rd->bad++ < KC_MAX_REPORTS)
+			a64_fail("after the MMIO read at 0x%llx: 0x%x reported",
+				 (unsigned long long)guest_x0(vcpu), v);
 	}
-	__atomic_add_fetch(&stopped, 1, __ATOMIC_SEQ_CST);
-	return NULL;
 }
 
-static struct move_worker mw;
-static struct a64_vcpu *vcpus[ZAP_VCPUS + 1];
+static void move_del(void)
+{
+	a64_vm_delete_slot(vm, MOVE_SLOT);
+}
+
+static void move_add(char *mem)
+{
+	a64_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, mem, false);
+}
+
+static struct kc_churn churn = KC_CHURN(ZAP_VCPUS, RANGE_PAGES, A64_PAGE,
+					 MOVE_SIZE);
 
 static void setup(void)
 {
+	void *v[ZAP_VCPUS + 1];
+	int ids[ZAP_VCPUS + 1];
 	int i, r;
 
 	vm = a64_vm_create();
@@ -499,64 +315,13 @@ static void setup(void)
 	memcpy((char *)vm->slots[A64_CODE_SLOT].hva + CHURN_PC, churn_code,
 	       churn_code_end - churn_code);
 
-	zap_mem = a64_vm_add_slot(vm, ZAP_SLOT, ZAP_GPA, ZAP_SIZE, 0, NULL,
-				  false);
-	move_mem = new_move_mem(1);
-	store64(&gen_add_started, 1);
-	a64_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, move_mem,
-			false);
-	store64(&gen_add_done, 1);
-
-	for (i = 0; i <= ZAP_VCPUS; i++)
+	for (i = 0; i <= ZAP_VCPUS; i++) {
 		vcpus[i] = a64_vcpu_add(vm, i);
-}
-
-static void churn(void)
-{
-	pthread_t zapper, mover;
-	int i;
-
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		zw[i].vcpu = vcpus[i];
-		zw[i].idx = i;
-		A64_ASSERT(!pthread_create(&zw[i].thread, NULL, zap_worker_fn,
-					   &zw[i]), "pthread_create");
+		v[i] = vcpus[i];
+		ids[i] = vcpus[i]->id;
 	}
-	mw.vcpu = vcpus[ZAP_VCPUS];
-	A64_ASSERT(!pthread_create(&mw.thread, NULL, move_worker_fn, &mw),
-		   "pthread_create");
-	A64_ASSERT(!pthread_create(&zapper, NULL, zapper_fn, NULL),
-		   "pthread_create");
-	A64_ASSERT(!pthread_create(&mover, NULL, mover_fn, NULL),
-		   "pthread_create");
-
-	sleep(RUN_SECONDS);
-	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
-	/* A vCPU that never comes back is a FAIL, not a hung run. */
-	for (i = 0; i < STOP_SECONDS &&
-	     __atomic_load_n(&stopped, __ATOMIC_SEQ_CST) < ZAP_VCPUS + 3; i++)
-		sleep(1);
-	if (i == STOP_SECONDS) {
-		for (i = 0; i < ZAP_VCPUS; i++)
-			a64_info("vcpu %d: %llu iterations, in phase %d",
-				 i, (unsigned long long)zw[i].iterations,
-				 zw[i].phase);
-		a64_info("vcpu %d: %llu passes, %llu reads, %llu MMIO; %llu zaps, %llu generations",
-			 ZAP_VCPUS, (unsigned long long)mw.passes,
-			 (unsigned long long)mw.reads,
-			 (unsigned long long)mw.mmio,
-			 (unsigned long long)nr_zaps,
-			 (unsigned long long)nr_generations);
-		a64_fail("the churn's threads did not stop %d s after being told (%d of %d did)",
-			 STOP_SECONDS, stopped, ZAP_VCPUS + 3);
-		fflush(stdout);
-		_exit(A64_EXIT_FAIL);
-	}
-	pthread_join(zapper, NULL);
-	pthread_join(mover, NULL);
-	for (i = 0; i < ZAP_VCPUS; i++)
-		pthread_join(zw[i].thread, NULL);
-	pthread_join(mw.thread, NULL);
+	kc_init(&churn, a64_vm_add_slot(vm, ZAP_SLOT, ZAP_GPA, ZAP_SIZE, 0,
+					NULL, false), ZAP_GPA, v, ids);
 }
 
 /* Stat @name summed over all vCPUs. */
@@ -572,75 +337,30 @@ static uint64_t sum_stat(const char *name)
 
 int main(void)
 {
-	uint64_t t0, bad = 0, min_iter = ~0ULL, zeros = 0, mapped;
 	int i, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t t0;
 
 	a64_require_kvm();
 	setup();
 	t0 = a64_now_ns();
-	churn();
-
-	/* Once more with everything quiet: no zero is legal now. */
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		uint64_t z = zw[i].zeros_guest + zw[i].zeros_host;
-		uint64_t bad0 = zw[i].bad;
-
-		zap_iteration(&zw[i]);
-		A64_EXPECT(zw[i].bad == bad0 &&
-			   zw[i].zeros_guest + zw[i].zeros_host == z,
-			   "vcpu %d: quiet round after the churn sees exactly the tags written",
-			   i);
-	}
-
+	/* A vCPU that never comes back is a FAIL, not a hung run. */
+	kc_churn(&churn, RUN_SECONDS, RUN_SECONDS, NULL, STOP_SECONDS);
 	a64_info("%.1f s on %d CPUs: %llu zaps (%llu by mmap over them, %llu pages), %llu policy changes, %llu slot 2 generations",
-		 (a64_now_ns() - t0) / 1e9, cpus, (unsigned long long)nr_zaps,
+		 (a64_now_ns() - t0) / 1e9, cpus,
+		 (unsigned long long)churn.nr_zaps,
 		 (unsigned long long)nr_remaps,
-		 (unsigned long long)nr_zapped_pages,
+		 (unsigned long long)churn.nr_zapped,
 		 (unsigned long long)nr_policy_changes,
-		 (unsigned long long)nr_generations);
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		a64_info("vcpu %d: %llu iterations, zeros seen by guest %llu, by host %llu, bad %llu",
-			 i, (unsigned long long)zw[i].iterations,
-			 (unsigned long long)zw[i].zeros_guest,
-			 (unsigned long long)zw[i].zeros_host,
-			 (unsigned long long)zw[i].bad);
-		if (zw[i].iterations < min_iter)
-			min_iter = zw[i].iterations;
-		zeros += zw[i].zeros_guest;
-		bad += zw[i].bad;
-	}
-	a64_info("vcpu %d: %llu passes over slot 2, %llu reads (generations %llu..%llu), %llu MMIO exits, bad %llu",
-		 ZAP_VCPUS, (unsigned long long)mw.passes,
-		 (unsigned long long)mw.reads,
-		 (unsigned long long)(mw.reads ? mw.tags_seen_min_gen : 0),
-		 (unsigned long long)mw.tags_seen_max_gen,
-		 (unsigned long long)mw.mmio, (unsigned long long)mw.bad);
-	mapped = sum_stat("prefetch_mapped");
-	a64_info("all vcpus: pf_taken %llu prefetch_mapped %llu prefetch_windows %llu",
-		 (unsigned long long)sum_stat("pf_taken"),
-		 (unsigned long long)mapped,
-		 (unsigned long long)sum_stat("prefetch_windows"));
-
-	A64_EXPECT(!bad, "invalidation churn: guest and host only ever saw the right tag or 0 after a zap (%llu bad)",
-		   (unsigned long long)bad);
-	A64_EXPECT(!mw.bad, "memslot churn: every read of slot 2 was a live generation's tag or a legal MMIO exit (%llu bad)",
-		   (unsigned long long)mw.bad);
-	A64_EXPECT(nr_zaps > 20 && nr_remaps > 0 && min_iter >= 2 &&
-		   zeros > 0 && mw.passes > 3 && mw.mmio > 0 &&
-		   nr_generations > 10 && mapped > 0,
-		   "churn happened: %llu zaps, >= %llu rounds per vcpu, %llu zeros seen by guests, %llu slot-2 passes, %llu MMIO exits, %llu generations, %llu pages prefetched",
-		   (unsigned long long)nr_zaps, (unsigned long long)min_iter,
-		   (unsigned long long)zeros, (unsigned long long)mw.passes,
-		   (unsigned long long)mw.mmio,
-		   (unsigned long long)nr_generations,
-		   (unsigned long long)mapped);
+		 (unsigned long long)churn.nr_gens);
+	kc_report(&churn, sum_stat, "invalidation", 21, nr_remaps > 0,
+		  nr_remaps ? "" : " (no zap by mmap)");
 	A64_EXPECT(cpus >= 2, "the test VM runs %d CPUs (2 wanted: vCPU threads and the zapper in parallel)",
 		   cpus);
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		a64_vcpu_free(vcpus[i]);
 	a64_vm_delete_slot(vm, MOVE_SLOT);
-	munmap(move_mem, MOVE_SIZE);
+	kc_free(&churn);
 	a64_vm_free(vm);
 	return a64_exit();
 }

@@ -32,7 +32,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -41,6 +40,7 @@
 #include <sys/mman.h>
 
 #include "kvmtest.h"
+#include "kt_churn.h"
 #include "kt_sys.h"
 
 #define ZAP_VCPUS	3
@@ -53,7 +53,6 @@
 #define MOVE_SLOT	2
 #define MOVE_GPA	0x1000000ULL		/* 16 MiB */
 #define MOVE_SIZE	(256ULL << 10)
-#define MOVE_PAGES	(MOVE_SIZE / KT_PAGE_SIZE)
 
 #define CHURN_RIP	0x100ULL
 #define PORT_REPORT	0x7c
@@ -62,15 +61,14 @@
 #define MODE_CHECK	1
 #define MODE_REPORT	2
 #define MMIO_MARK	0xdeadbeefu
-#define GEN_TAG(g)	(0x70000000u | ((uint32_t)(g) & 0xffffff))
 #define RUN_SECONDS	12
 /*
  * A loaded host runs the test VM slower: past RUN_SECONDS the churn goes
- * on until it has done what check_results() calls churn, for at most
+ * on until it has done what kc_report() calls churn, for at most
  * this long, so that the verdict counts work, not seconds.
  */
 #define RUN_MAX_SECONDS	90
-#define MAX_REPORTS	8			/* FAIL lines per thread */
+#define STOP_SECONDS	120			/* for the threads to stop */
 
 extern const uint8_t churn_code[], churn_code_end[];
 asm(".pushsection .rodata\n"
@@ -104,49 +102,30 @@ asm(".pushsection .rodata\n"
 	".popsection\n");
 
 static struct kt_vm *vm;
-static char *zap_mem;
-static int stop;
+static struct kt_vcpu *vcpus[ZAP_VCPUS + 1];
+static uint64_t nr_policy_changes;
 
-/* Per page of slot 1: zaps started and completed. */
-static uint32_t zap_started[ZAP_PAGES], zap_done[ZAP_PAGES];
-static uint64_t nr_zaps, nr_zapped_pages, nr_policy_changes;
-
-/* Slot 2's generations (see header comment). */
-static uint64_t gen_del_started, gen_del_done, gen_add_started, gen_add_done;
-static uint64_t nr_generations;
-
-static bool stopping(void)
-{
-	return __atomic_load_n(&stop, __ATOMIC_SEQ_CST);
-}
-
-static uint64_t load64(uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-}
-
-static void store64(uint64_t *p, uint64_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-}
-
-static uint32_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 11);
-}
+/*
+ * The controls for a run that wedges or corrupts, from the test VM's
+ * command line: kp.churn.none=1, the same churn with the policy "none";
+ * kp.churn.stock=1, on Debian's own modules (no prefetch ioctl at all).
+ * The check that needs prefetched pages fails then; the rest still hold.
+ */
+static bool churn_none, churn_stock;
 
 static int set_policy_auto(uint32_t nr)
 {
-	return ktsys_set_policy(vm->fd, "auto", nr, KVM_PREFETCH_GUP_NOFAULT);
+	if (churn_stock)
+		return 0;
+	return ktsys_set_policy(vm->fd, churn_none ? "none" : "auto", nr,
+				KVM_PREFETCH_GUP_NOFAULT);
 }
 
 static void guest_setup(struct kt_vcpu *vcpu, uint64_t start, uint64_t end,
-			uint32_t stride, uint32_t value, uint32_t mode)
+			uint32_t value, uint32_t mode)
 {
-	kt_vcpu_setup_loop(vcpu, CHURN_RIP, start, end, stride, mode, value);
+	kt_vcpu_setup_loop(vcpu, CHURN_RIP, start, end, KT_PAGE_SIZE, mode,
+			   value);
 }
 
 static uint64_t guest_esi(struct kt_vcpu *vcpu)
@@ -166,132 +145,50 @@ static void unexpected_exit(struct kt_vcpu *vcpu, const char *what)
 	exit(kt_exit());
 }
 
-/* ---- slot 1: DONTNEED churn ------------------------------------- */
-
-struct zap_worker {
-	pthread_t thread;
-	struct kt_vcpu *vcpu;
-	int idx;
-	uint64_t iterations, zeros_guest, zeros_host, bad;
-	uint32_t snap[RANGE_PAGES];
-};
-
-static void zw_bad(struct zap_worker *w, const char *fmt, uint64_t page,
-		   uint32_t val, uint32_t want)
-{
-	if (w->bad++ < MAX_REPORTS)
-		kt_fail("vcpu %d iteration %llu: %s: page %llu (gpa 0x%llx) holds 0x%x, want 0x%x%s",
-			w->vcpu->id, (unsigned long long)w->iterations, fmt,
-			(unsigned long long)page,
-			(unsigned long long)(ZAP_GPA + page * KT_PAGE_SIZE),
-			val, want, val ? "" : " (0, but no zap of the page since)");
-}
-
-/* 0 is legal at @page iff a zap started after the snapshot's completions. */
-static bool zero_ok(struct zap_worker *w, uint64_t page)
-{
-	if (page < w->idx * RANGE_PAGES || page >= (w->idx + 1) * RANGE_PAGES)
-		return false;
-	return __atomic_load_n(&zap_started[page], __ATOMIC_SEQ_CST) !=
-	       w->snap[page - w->idx * RANGE_PAGES];
-}
-
-static void snapshot(struct zap_worker *w)
-{
-	uint64_t i, first = w->idx * RANGE_PAGES;
-
-	for (i = 0; i < RANGE_PAGES; i++)
-		w->snap[i] = __atomic_load_n(&zap_done[first + i],
-					     __ATOMIC_SEQ_CST);
-}
-
 /* One write / guest check / guest write / host check round. */
-static void zap_iteration(struct zap_worker *w)
+static void zap_round(struct kc_worker *w)
 {
-	uint32_t t = 0x40000000u | ((uint32_t)w->idx << 24) |
-		     (uint32_t)(w->iterations & 0xffffff);
-	uint32_t t2 = t ^ 0x80000000u;
-	uint64_t first = w->idx * RANGE_PAGES, i;
-	uint64_t gpa0 = ZAP_GPA + first * KT_PAGE_SIZE;
+	struct kt_vcpu *vcpu = w->vcpu;
+	uint64_t gpa0 = kc_gpa0(w);
+	uint32_t v;
 
-	/* Host writes T. */
-	snapshot(w);
-	for (i = 0; i < RANGE_PAGES; i++)
-		*(volatile uint32_t *)(zap_mem + (first + i) *
-				       KT_PAGE_SIZE) = t;
-
+	kc_round_host_write(w);
 	/* Guest reads: T, or 0 after a zap. */
-	guest_setup(w->vcpu, gpa0, gpa0 + RANGE_SIZE, KT_PAGE_SIZE, t,
-		    MODE_CHECK);
+	guest_setup(vcpu, gpa0, gpa0 + RANGE_SIZE, w->t, MODE_CHECK);
 	for (;;) {
-		uint32_t v;
-		uint64_t page;
-
-		kt_vcpu_run(w->vcpu);
-		if (kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
+		kt_vcpu_run(vcpu);
+		if (kt_vcpu_out32(vcpu, KT_DONE_PORT, NULL))
 			break;
-		if (!kt_vcpu_out32(w->vcpu, PORT_BAD, &v))
-			unexpected_exit(w->vcpu, "check pass");
-		page = (guest_esi(w->vcpu) - ZAP_GPA) / KT_PAGE_SIZE;
-		if (v == 0 && zero_ok(w, page))
-			w->zeros_guest++;
-		else
-			zw_bad(w, "guest read", page, v, t);
+		if (!kt_vcpu_out32(vcpu, PORT_BAD, &v))
+			unexpected_exit(vcpu, "check pass");
+		kc_guest_read(w, (guest_esi(vcpu) - ZAP_GPA) / KT_PAGE_SIZE, v);
 	}
-
 	/* Guest writes T'; host reads: T', or 0 after a zap. */
-	snapshot(w);
-	guest_setup(w->vcpu, gpa0, gpa0 + RANGE_SIZE, KT_PAGE_SIZE, t2,
-		    MODE_WRITE);
-	kt_vcpu_run(w->vcpu);
-	if (!kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
-		unexpected_exit(w->vcpu, "write pass");
-	for (i = 0; i < RANGE_PAGES; i++) {
-		uint32_t v = *(volatile uint32_t *)
-			(zap_mem + (first + i) * KT_PAGE_SIZE);
-
-		if (v == t2)
-			continue;
-		if (v == 0 && zero_ok(w, first + i))
-			w->zeros_host++;
-		else
-			zw_bad(w, "host read after guest write",
-			       first + i, v, t2);
-	}
-	w->iterations++;
+	kc_round_guest_writes(w);
+	guest_setup(vcpu, gpa0, gpa0 + RANGE_SIZE, w->t2, MODE_WRITE);
+	kt_vcpu_run(vcpu);
+	if (!kt_vcpu_out32(vcpu, KT_DONE_PORT, NULL))
+		unexpected_exit(vcpu, "write pass");
+	kc_round_host_check(w);
 }
 
-static void *zap_worker_fn(void *arg)
-{
-	struct zap_worker *w = arg;
-
-	while (!stopping())
-		zap_iteration(w);
-	return NULL;
-}
-
-static void *zapper_fn(void *arg)
+/* Random ranges of slot 1, DONTNEEDed; now and then a new window. */
+static void zapper(struct kc_churn *c)
 {
 	static const uint32_t nrs[] = { 64, 128, 256, 512 };
 	uint64_t seed = 0x123456789abcdefULL, n = 0;
 
-	while (!stopping()) {
-		uint64_t len = 1 + rnd(&seed) % 32;
-		uint64_t first = rnd(&seed) % ZAP_PAGES, i;
+	while (!kc_stopping(c)) {
+		uint64_t len = 1 + kc_rnd(&seed) % 32;
+		uint64_t first = kc_rnd(&seed) % ZAP_PAGES;
 
 		if (first + len > ZAP_PAGES)
 			len = ZAP_PAGES - first;
-		for (i = first; i < first + len; i++)
-			__atomic_add_fetch(&zap_started[i], 1, __ATOMIC_SEQ_CST);
-		KT_ASSERT(!madvise(zap_mem + first * KT_PAGE_SIZE,
+		kc_zap_begin(c, first, len);
+		KT_ASSERT(!madvise(c->mem + first * KT_PAGE_SIZE,
 				   len * KT_PAGE_SIZE, MADV_DONTNEED),
 			  "MADV_DONTNEED: %s", strerror(errno));
-		for (i = first; i < first + len; i++)
-			__atomic_add_fetch(&zap_done[i], 1, __ATOMIC_SEQ_CST);
-		nr_zaps++;
-		nr_zapped_pages += len;
-
-		/* Now and then, a new window for the running VM. */
+		kc_zap_end(c, first, len);
 		if (!(++n % 32)) {
 			int r = set_policy_auto(nrs[(n / 32) % 4]);
 
@@ -300,130 +197,55 @@ static void *zapper_fn(void *arg)
 					strerror(-r));
 			nr_policy_changes++;
 		}
-		usleep(2000 + rnd(&seed) % 4000);
+		usleep(2000 + kc_rnd(&seed) % 4000);
 	}
-	return NULL;
 }
 
-/* ---- slot 2: delete / re-add churn ------------------------------ */
-
-struct move_worker {
-	pthread_t thread;
-	struct kt_vcpu *vcpu;
-	uint64_t reads, mmio, passes, bad;
-	uint64_t tags_seen_min_gen, tags_seen_max_gen;
-};
-
-/*
- * Host memory for slot 2 holding generation @gen's tag in every page,
- * written before the slot is added on it (the library's own memory
- * would be added empty).  The test unmaps it after the slot's delete.
- */
-static char *new_move_mem(uint64_t gen)
+/* One pass over slot 2, every value reported. */
+static void move_pass(struct kc_reader *rd)
 {
-	char *p = mmap(NULL, MOVE_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t i;
+	struct kt_vcpu *vcpu = rd->vcpu;
+	struct kvm_run *run = vcpu->run;
+	struct kc_run r;
+	uint32_t v;
 
-	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	KT_ASSERT(!madvise(p, MOVE_SIZE, MADV_NOHUGEPAGE), "madvise: %s",
-		  strerror(errno));
-	for (i = 0; i < MOVE_PAGES; i++)
-		*(uint32_t *)(p + i * KT_PAGE_SIZE) = GEN_TAG(gen);
-	return p;
-}
-
-static char *move_mem;
-
-static void *mover_fn(void *arg)
-{
-	uint64_t seed = 0xfeedfacecafebeefULL, g;
-
-	for (g = 1; !stopping(); g++) {
-		char *next = new_move_mem(g + 1);
-
-		store64(&gen_del_started, g);
-		kt_vm_delete_slot(vm, MOVE_SLOT);
-		store64(&gen_del_done, g);
-		usleep(rnd(&seed) % 3000);
-		store64(&gen_add_started, g + 1);
-		kt_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, next);
-		store64(&gen_add_done, g + 1);
-		munmap(move_mem, MOVE_SIZE);
-		move_mem = next;
-		nr_generations++;
-		usleep(2000 + rnd(&seed) % 20000);
-	}
-	return NULL;
-}
-
-static void *move_worker_fn(void *arg)
-{
-	struct move_worker *w = arg;
-	struct kvm_run *run = w->vcpu->run;
-
-	w->tags_seen_min_gen = ~0ULL;
-	while (!stopping()) {
-		guest_setup(w->vcpu, MOVE_GPA, MOVE_GPA + MOVE_SIZE,
-			    KT_PAGE_SIZE, 0, MODE_REPORT);
-		for (;;) {
-			uint64_t del_done0, add_done0, del_started1, add_started1;
-			uint64_t gen;
-			uint32_t v;
-
-			del_done0 = load64(&gen_del_done);
-			add_done0 = load64(&gen_add_done);
-			kt_vcpu_run(w->vcpu);
-			del_started1 = load64(&gen_del_started);
-			add_started1 = load64(&gen_add_started);
-
-			if (kt_vcpu_out32(w->vcpu, KT_DONE_PORT, NULL))
-				break;
-			if (run->exit_reason == KVM_EXIT_MMIO &&
-			    !run->mmio.is_write && run->mmio.len == 4 &&
-			    run->mmio.phys_addr >= MOVE_GPA &&
-			    run->mmio.phys_addr < MOVE_GPA + MOVE_SIZE) {
-				/* Legal only if the slot may have been absent. */
-				if (del_started1 < add_done0 &&
-				    w->bad++ < MAX_REPORTS)
-					kt_fail("MMIO exit at gpa 0x%llx but slot 2 was present throughout (gen %llu)",
-						(unsigned long long)run->mmio.phys_addr,
-						(unsigned long long)add_done0);
-				w->mmio++;
-				*(uint32_t *)run->mmio.data = MMIO_MARK;
-				/* Completed on re-entry; the guest reports it. */
-				kt_vcpu_run(w->vcpu);
-				if (!kt_vcpu_out32(w->vcpu, PORT_REPORT, &v) ||
-				    v != MMIO_MARK)
-					unexpected_exit(w->vcpu, "after MMIO");
-				continue;
-			}
-			if (!kt_vcpu_out32(w->vcpu, PORT_REPORT, &v))
-				unexpected_exit(w->vcpu, "report pass");
-			w->reads++;
-			gen = v & 0xffffff;
-			if ((v & 0xff000000u) != 0x70000000u ||
-			    gen <= del_done0 || gen > add_started1) {
-				if (w->bad++ < MAX_REPORTS)
-					kt_fail("slot 2 gpa 0x%llx read 0x%x: want the tag of generation %llu..%llu",
-						(unsigned long long)guest_esi(w->vcpu),
-						v, (unsigned long long)(del_done0 + 1),
-						(unsigned long long)add_started1);
-				continue;
-			}
-			if (gen < w->tags_seen_min_gen)
-				w->tags_seen_min_gen = gen;
-			if (gen > w->tags_seen_max_gen)
-				w->tags_seen_max_gen = gen;
+	guest_setup(vcpu, MOVE_GPA, MOVE_GPA + MOVE_SIZE, 0, MODE_REPORT);
+	for (;;) {
+		kc_run_begin(rd, &r);
+		kt_vcpu_run(vcpu);
+		kc_run_end(rd, &r);
+		if (kt_vcpu_out32(vcpu, KT_DONE_PORT, NULL))
+			return;
+		if (run->exit_reason == KVM_EXIT_MMIO && !run->mmio.is_write &&
+		    run->mmio.len == 4 && run->mmio.phys_addr >= MOVE_GPA &&
+		    run->mmio.phys_addr < MOVE_GPA + MOVE_SIZE) {
+			kc_read_mmio(rd, &r, run->mmio.phys_addr);
+			*(uint32_t *)run->mmio.data = MMIO_MARK;
+			/* Completed on re-entry; the guest reports it. */
+			kt_vcpu_run(vcpu);
+			if (!kt_vcpu_out32(vcpu, PORT_REPORT, &v) ||
+			    v != MMIO_MARK)
+				unexpected_exit(vcpu, "after MMIO");
+			continue;
 		}
-		w->passes++;
+		if (!kt_vcpu_out32(vcpu, PORT_REPORT, &v))
+			unexpected_exit(vcpu, "report pass");
+		kc_read_tag(rd, &r, guest_esi(vcpu), v);
 	}
-	return NULL;
 }
 
-static struct zap_worker zw[ZAP_VCPUS];
-static struct move_worker mw;
-static struct kt_vcpu *vcpus[ZAP_VCPUS + 1];
+static void move_del(void)
+{
+	kt_vm_delete_slot(vm, MOVE_SLOT);
+}
+
+static void move_add(char *mem)
+{
+	kt_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, mem);
+}
+
+static struct kc_churn churn = KC_CHURN(ZAP_VCPUS, RANGE_PAGES, KT_PAGE_SIZE,
+					 MOVE_SIZE);
 
 /*
  * The VM: policy auto 512, the churn program in the code page, slot 1
@@ -431,11 +253,14 @@ static struct kt_vcpu *vcpus[ZAP_VCPUS + 1];
  */
 static void setup(void)
 {
+	void *v[ZAP_VCPUS + 1];
+	int ids[ZAP_VCPUS + 1];
 	uint8_t *code;
 	int i, r;
 
 	vm = kt_vm_create();
-	KT_REQUIRE(kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) > 0,
+	KT_REQUIRE(churn_stock ||
+		   kt_vm_check_ext(vm, KVM_CAP_PREFETCH_POLICY) > 0,
 		   "no KVM_CAP_PREFETCH_POLICY");
 	r = set_policy_auto(512);
 	KT_ASSERT(!r, "KVM_SET_PREFETCH_POLICY auto 512: %s", strerror(-r));
@@ -444,149 +269,39 @@ static void setup(void)
 	KT_ASSERT(churn_code_end - churn_code < 0x400, "guest code too big");
 	memcpy(code, churn_code, churn_code_end - churn_code);
 
-	zap_mem = kt_vm_add_slot(vm, ZAP_SLOT, ZAP_GPA, ZAP_SIZE, 0, NULL);
-	move_mem = new_move_mem(1);
-	store64(&gen_add_started, 1);
-	kt_vm_add_slot(vm, MOVE_SLOT, MOVE_GPA, MOVE_SIZE, 0, move_mem);
-	store64(&gen_add_done, 1);
-
-	for (i = 0; i <= ZAP_VCPUS; i++)
+	for (i = 0; i <= ZAP_VCPUS; i++) {
 		vcpus[i] = kt_vcpu_add(vm, i);
+		v[i] = vcpus[i];
+		ids[i] = i;
+	}
+	kc_init(&churn, kt_vm_add_slot(vm, ZAP_SLOT, ZAP_GPA, ZAP_SIZE, 0,
+				       NULL), ZAP_GPA, v, ids);
 }
 
-/* While the threads run: has each done as much as check_results() wants? */
-static bool churned_enough(void)
+/* While the threads run: has each done as much as kc_report() wants? */
+static bool churned_enough(struct kc_churn *c)
 {
 	int i;
 
 	for (i = 0; i < ZAP_VCPUS; i++)
-		if (__atomic_load_n(&zw[i].iterations, __ATOMIC_RELAXED) < 2)
+		if (__atomic_load_n(&c->w[i].iterations, __ATOMIC_RELAXED) < 2)
 			return false;
-	return __atomic_load_n(&nr_zaps, __ATOMIC_RELAXED) > 100 &&
-	       __atomic_load_n(&mw.passes, __ATOMIC_RELAXED) > 3 &&
-	       __atomic_load_n(&nr_generations, __ATOMIC_RELAXED) > 10;
+	return __atomic_load_n(&c->nr_zaps, __ATOMIC_RELAXED) > 100 &&
+	       __atomic_load_n(&c->rd.passes, __ATOMIC_RELAXED) > 3 &&
+	       __atomic_load_n(&c->nr_gens, __ATOMIC_RELAXED) > 10;
 }
 
-/*
- * All threads for RUN_SECONDS, or until they churned enough (at most
- * RUN_MAX_SECONDS): the workers, the zapper and the mover.
- */
-static void churn(void)
-{
-	pthread_t zapper, mover;
-	int i;
-
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		memset(&zw[i], 0, sizeof(zw[i]));
-		zw[i].vcpu = vcpus[i];
-		zw[i].idx = i;
-		KT_ASSERT(!pthread_create(&zw[i].thread, NULL, zap_worker_fn,
-					  &zw[i]), "pthread_create");
-	}
-	memset(&mw, 0, sizeof(mw));
-	mw.vcpu = vcpus[ZAP_VCPUS];
-	KT_ASSERT(!pthread_create(&mw.thread, NULL, move_worker_fn, &mw),
-		  "pthread_create");
-	KT_ASSERT(!pthread_create(&zapper, NULL, zapper_fn, NULL),
-		  "pthread_create");
-	KT_ASSERT(!pthread_create(&mover, NULL, mover_fn, NULL),
-		  "pthread_create");
-
-	sleep(RUN_SECONDS);
-	for (i = RUN_SECONDS; i < RUN_MAX_SECONDS && !churned_enough(); i++)
-		sleep(1);
-	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
-	pthread_join(zapper, NULL);
-	pthread_join(mover, NULL);
-	for (i = 0; i < ZAP_VCPUS; i++)
-		pthread_join(zw[i].thread, NULL);
-	pthread_join(mw.thread, NULL);
-}
-
-/* Once more with everything quiet: no zero is legal now. */
-static void check_quiet_rounds(void)
-{
-	int i;
-
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		uint64_t zeros = zw[i].zeros_guest + zw[i].zeros_host;
-		uint64_t bad0 = zw[i].bad;
-
-		zap_iteration(&zw[i]);
-		KT_EXPECT(zw[i].bad == bad0 &&
-			  zw[i].zeros_guest + zw[i].zeros_host == zeros,
-			  "vcpu %d: quiet round after the churn sees exactly the tags written",
-			  i);
-	}
-}
-
-/* Stat @name summed over all vCPUs. */
+/* Stat @name summed over all vCPUs (Debian's modules: pf_taken only). */
 static uint64_t sum_stat(const char *name)
 {
 	uint64_t sum = 0;
 	int i;
 
+	if (churn_stock && strcmp(name, "pf_taken"))
+		return 0;
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		sum += kt_vcpu_stat_get(vcpus[i], name);
 	return sum;
-}
-
-/* What the run did, as "# " lines. */
-static void log_run(double secs)
-{
-	int i;
-
-	kt_info("%.1f s: %llu zaps (%llu pages), %llu policy changes, %llu slot 2 generations",
-		secs, (unsigned long long)nr_zaps,
-		(unsigned long long)nr_zapped_pages,
-		(unsigned long long)nr_policy_changes,
-		(unsigned long long)nr_generations);
-	for (i = 0; i < ZAP_VCPUS; i++)
-		kt_info("vcpu %d: %llu iterations, zeros seen by guest %llu, by host %llu, bad %llu",
-			i, (unsigned long long)zw[i].iterations,
-			(unsigned long long)zw[i].zeros_guest,
-			(unsigned long long)zw[i].zeros_host,
-			(unsigned long long)zw[i].bad);
-	kt_info("vcpu %d: %llu passes over slot 2, %llu reads (generations %llu..%llu), %llu MMIO exits, bad %llu",
-		ZAP_VCPUS, (unsigned long long)mw.passes,
-		(unsigned long long)mw.reads,
-		(unsigned long long)(mw.reads ? mw.tags_seen_min_gen : 0),
-		(unsigned long long)mw.tags_seen_max_gen,
-		(unsigned long long)mw.mmio, (unsigned long long)mw.bad);
-	kt_info("all vcpus: pf_taken %llu prefetch_mapped %llu prefetch_windows %llu",
-		(unsigned long long)sum_stat("pf_taken"),
-		(unsigned long long)sum_stat("prefetch_mapped"),
-		(unsigned long long)sum_stat("prefetch_windows"));
-}
-
-/* No bad read anywhere, and the run exercised what it claims to. */
-static void check_results(void)
-{
-	uint64_t bad = 0, min_iter = ~0ULL, zeros_total = 0;
-	uint64_t mapped = sum_stat("prefetch_mapped");
-	int i;
-
-	for (i = 0; i < ZAP_VCPUS; i++) {
-		if (zw[i].iterations < min_iter)
-			min_iter = zw[i].iterations;
-		zeros_total += zw[i].zeros_guest;
-		bad += zw[i].bad;
-	}
-
-	KT_EXPECT(!bad, "DONTNEED churn: guest and host only ever saw the right tag or 0 after a zap (%llu bad)",
-		  (unsigned long long)bad);
-	KT_EXPECT(!mw.bad, "memslot churn: every read of slot 2 was a live generation's tag or a legal MMIO exit (%llu bad)",
-		  (unsigned long long)mw.bad);
-	KT_EXPECT(nr_zaps > 100 && min_iter >= 2 && zeros_total > 0 &&
-		  mw.passes > 3 && mw.mmio > 0 && nr_generations > 10 &&
-		  mapped > 0,
-		  "churn happened: %llu zaps, >= %llu rounds per vcpu, %llu zeros seen by guests, %llu slot-2 passes, %llu MMIO exits, %llu generations, %llu pages prefetched",
-		  (unsigned long long)nr_zaps, (unsigned long long)min_iter,
-		  (unsigned long long)zeros_total,
-		  (unsigned long long)mw.passes,
-		  (unsigned long long)mw.mmio,
-		  (unsigned long long)nr_generations,
-		  (unsigned long long)mapped);
 }
 
 int main(void)
@@ -595,17 +310,31 @@ int main(void)
 	int i;
 
 	kt_require_kvm();
+	churn_none = ktsys_cmdline_ulong("kp.churn.none", 0);
+	churn_stock = ktsys_cmdline_ulong("kp.churn.stock", 0);
+	if (churn_none)
+		kt_info("kp.churn.none: policy none, the control run");
+	if (churn_stock) {
+		kt_info("kp.churn.stock: Debian's modules, the control run");
+		KT_ASSERT(!system("kvm-reload stock"), "kvm-reload stock");
+	}
 	setup();
 	t0 = kt_now_ns();
-	churn();
-	check_quiet_rounds();
-	log_run((kt_now_ns() - t0) / 1e9);
-	check_results();
+	kc_churn(&churn, RUN_SECONDS, RUN_MAX_SECONDS, churned_enough,
+		 STOP_SECONDS);
+	kt_info("%.1f s: %llu zaps (%llu pages), %llu policy changes, %llu slot 2 generations",
+		(kt_now_ns() - t0) / 1e9, (unsigned long long)churn.nr_zaps,
+		(unsigned long long)churn.nr_zapped,
+		(unsigned long long)nr_policy_changes,
+		(unsigned long long)churn.nr_gens);
+	kc_report(&churn, sum_stat, "DONTNEED", 101, true, "");
 
 	for (i = 0; i <= ZAP_VCPUS; i++)
 		kt_vcpu_free(vcpus[i]);
 	kt_vm_delete_slot(vm, MOVE_SLOT);
-	munmap(move_mem, MOVE_SIZE);
+	kc_free(&churn);
 	kt_vm_free(vm);
+	if (churn_stock)
+		KT_EXPECT(!system("kvm-reload ours"), "kvm-reload ours");
 	return kt_exit();
 }
