@@ -252,10 +252,10 @@ while kill -0 $qpid 2>/dev/null; do
 	fi
 	if [ -n "$verdict" ]; then
 		if exec 3<>/dev/tcp/127.0.0.1/$port; then
-			# The registers, then each vCPU's next instructions.
+			# The registers, then each vCPU's next instructions and APIC.
 			printf 'info status\ninfo registers -a\n' >&3
 			for ((i = 0; i < nr_cpus; i++)); do
-				printf 'cpu %d\nx/12i $pc\n' "$i" >&3
+				printf 'cpu %d\nx/12i $pc\ninfo lapic\n' "$i" >&3
 			done
 			timeout 5 cat <&3 | tr -cd '[:print:]\n' \
 				> "$log.qemu-state" 2>/dev/null
