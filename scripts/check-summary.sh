@@ -7,6 +7,7 @@
 # Exits non-zero if any layer failed.  With TIMES=<file> (lines "<label>
 # <seconds> s", scripts/timed.sh) the time of each step comes first;
 # EXTRA_FAILED=n adds n failures (steps that stopped without counts).
+# Before the sum, one line counts the outer emulator's lost interrupts.
 #
 # Usage: check-summary.sh <base>=<results dir>...
 
@@ -40,6 +41,16 @@ for arg in "$@"; do
 			"${last#"$layer: "}"
 	done
 done
+# The outer emulator's lost interrupts, over every test VM of the run
+# (run-vm.sh's last lines; sysfs-docs/testing.rst, "Wake-ups").
+for arg in "$@"; do
+	cat "${arg#*=}"/*.txt
+done |
+awk '/^run-vm: [0-9]+ slow wake-up/ { slow += $2 }
+     /^run-vm: [0-9]+ lost wake-up/ { lost += $2; if (match($0, /, [0-9]+ healed/)) healed += substr($0, RSTART + 2, RLENGTH - 9) }
+     /^run-vm: [0-9]+ idle poke/ { idle += $2 }
+     END { printf "outer QEMU: %d slow wake-up(s), %d lost (%d healed by a key press), %d idle poke(s)\n",
+		   slow, lost, healed, idle }'
 for arg in "$@"; do
 	cat "${arg#*=}"/*.txt
 done |
