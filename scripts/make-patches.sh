@@ -93,11 +93,12 @@ for p in $ours; do
 done
 commit_files 50-adaptive kvm-policy/adaptive/*
 # sysfs-docs/ also holds the project's own documents (its tests, its
-# benchmarks, VMMs without the ioctl): not kernel documentation.
+# benchmarks, VMMs without the ioctl, the next base's reconnaissance): not
+# kernel documentation.
 docs=
 for f in sysfs-docs/*.rst; do
 	case ${f#sysfs-docs/} in
-	testing.rst | benchmark.rst | vmm-guide.rst) ;;
+	testing.rst | benchmark.rst | vmm-guide.rst | base-7.3.rst) ;;
 	*) docs="$docs $f" ;;
 	esac
 done
