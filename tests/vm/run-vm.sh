@@ -287,9 +287,6 @@ while kill -0 $qpid 2>/dev/null; do
 		idle_resumed=$((idle_resumed + 1))
 		echo "run-vm: idle poke: the console spoke again $(( last_change - idle_poked_at )) s after it" >> "$log"
 		idle_poked_at=""
-	elif [ -n "$idle_poked_at" ] && [ $(( now - idle_poked_at )) -ge 10 ] &&
-	     [ $(( now - last_change )) -lt "$idle_after" ]; then
-		idle_poked_at=""
 	fi
 	if [ -n "$verdict" ]; then
 		:
