@@ -29,4 +29,15 @@
 /* The base kernel's own form of a call (arch/x86/<base>/kvm-policy/). */
 #include "prefetch_gup.h"
 
+/*
+ * The memslot flag of memory that only guest_memfd holds (Linux 6.18 and
+ * later): GUP of the memslot's userspace address would not find the
+ * guest's page.  0 where there is no such memslot.
+ */
+#ifdef KVM_MEMSLOT_GMEM_ONLY
+#define KVM_PREFETCH_GMEM_ONLY	KVM_MEMSLOT_GMEM_ONLY
+#else
+#define KVM_PREFETCH_GMEM_ONLY	0
+#endif
+
 #endif /* __KVM_PREFETCH_INTERNAL_H */

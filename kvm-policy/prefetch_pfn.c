@@ -15,15 +15,18 @@
  * @slot: the memslot of the gfn, or NULL
  *
  * Not for gfns without a memslot, KVM's private memslots, memslots being
- * deleted or moved, or memslots with dirty logging: a prefetch must not
- * mark pages dirty that the guest never wrote.
+ * deleted or moved, memslots with dirty logging (a prefetch must not
+ * mark pages dirty that the guest never wrote), or memslots whose memory
+ * only guest_memfd holds (the fault path takes their pages from the file,
+ * and GUP of the memslot's address would not find them).
  *
  * Return: true if prefetch may map pages of @slot.
  */
 bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {
 	return slot && slot->id < KVM_USER_MEM_SLOTS &&
-	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES));
+	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES |
+				KVM_PREFETCH_GMEM_ONLY));
 }
 
 /* Count a page given up because mmap_lock was taken (a vCPU stat). */
@@ -141,7 +144,26 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 void kvm_prefetch_put_pfn(kvm_pfn_t pfn)
 {
 	if (!is_error_noslot_pfn(pfn))
-		put_page(pfn_to_page(pfn));
+		kvm_prefetch_put_page(pfn_to_page(pfn), false);
+}
+
+/**
+ * kvm_prefetch_put_page() - drop a page reference a prefetch got
+ * @page: the page, or NULL
+ * @dirty: mark the page dirty first: it was mapped writable, on a kernel
+ *	that marks a folio dirty when KVM maps it, not when the SPTE goes
+ *	(the caller holds mmu_lock, so that this does not race with
+ *	writeback)
+ *
+ * The page is not marked accessed: a prefetch is no access by the guest.
+ */
+void kvm_prefetch_put_page(struct page *page, bool dirty)
+{
+	if (!page)
+		return;
+	if (dirty && !PageReserved(page))
+		SetPageDirty(page);
+	put_page(page);
 }
 
 /*

@@ -60,6 +60,7 @@ int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 				  int nr, u32 gup, struct page **pages,
 				  bool *writable);
 void kvm_prefetch_put_pfn(kvm_pfn_t pfn);
+void kvm_prefetch_put_page(struct page *page, bool dirty);
 
 /*
  * A module parameter that is one of @nr names (a NULL name is not
@@ -125,6 +126,7 @@ static inline bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 }
 
 static inline void kvm_prefetch_put_pfn(kvm_pfn_t pfn) {}
+static inline void kvm_prefetch_put_page(struct page *page, bool dirty) {}
 
 static inline int kvm_prefetch_init(void) { return 0; }
 static inline void kvm_prefetch_exit(void) {}

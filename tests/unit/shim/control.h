@@ -73,6 +73,7 @@ struct shim_state {
 	int module_refs;		/* references taken and not dropped */
 	int allocs;			/* kzalloc() not yet kfree()d */
 	int page_refs;			/* pages returned by GUP, not yet put */
+	int pages_dirtied;		/* SetPageDirty() calls */
 	int last_capable;
 	int audited_capable_calls;	/* capable(): may log a denial */
 	int request_module_calls;

@@ -466,6 +466,17 @@ static inline void put_page(struct page *page)
 	shim.page_refs--;
 }
 
+/* The shim's pages are never reserved; dirtying them is counted. */
+static inline bool PageReserved(const struct page *page)
+{
+	return false;
+}
+
+static inline void SetPageDirty(struct page *page)
+{
+	shim.pages_dirtied++;
+}
+
 static inline struct page *shim_get_page(void)
 {
 	shim_page.refs++;

@@ -28,6 +28,9 @@
 /* 6.1's form of the calls that differ between bases, on the stubs. */
 #include "../../../arch/x86/6.1/kvm-policy/prefetch_gup.h"
 
+/* 6.1 has no memslot that only guest_memfd holds. */
+#define KVM_PREFETCH_GMEM_ONLY	0
+
 #ifndef SHIM_X86_ENGINE
 #include "arch_fake.h"
 #endif

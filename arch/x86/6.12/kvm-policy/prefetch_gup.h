@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one kernel call of the prefetch core whose signature differs between
- * the base kernels, as Linux 6.12 has it.  Included by prefetch_internal.h
+ * the base kernels, as Linux 6.12 and 7.3 have it.  Included by prefetch_internal.h
  * after the kernel headers.
  */
 #ifndef __KVM_PREFETCH_GUP_H

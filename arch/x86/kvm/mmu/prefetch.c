@@ -135,8 +135,7 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 
 	/* In: the largest level the fault may map; out: the one it chose. */
 	*level = min(free, kvm_mmu_prefetch_max_level(gfn, start, end));
-	r = kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
-				  NULL, level);
+	r = kvm_mmu_prefetch_auto_fault(vcpu, gfn, level);
 	if (r == RET_PF_FIXED)
 		*mapped += KVM_PAGES_PER_HPAGE(*level);
 
@@ -357,6 +356,8 @@ int kvm_mmu_pre_fault_begin(struct kvm_vcpu *vcpu, gpa_t gpa)
 int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 				 struct kvm_page_fault *fault)
 {
+	hva_t hva;
+
 	/*
 	 * After the fault's mmu_invalidate_seq snapshot, so that a gfn made
 	 * private after this test makes the fault stale.
@@ -366,8 +367,9 @@ int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 		return RET_PF_RETRY;
 	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
 					     kvm_prefetch_vm_gup(vcpu->kvm),
-					     &fault->map_writable, &fault->hva);
+					     &fault->map_writable, &hva);
 	if (is_error_noslot_pfn(fault->pfn))
 		return RET_PF_RETRY;
+	kvm_mmu_prefetch_fault_page(fault, hva);
 	return RET_PF_CONTINUE;
 }

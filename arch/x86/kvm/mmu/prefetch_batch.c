@@ -98,8 +98,8 @@ static int prefetch_batch_level(struct kvm_prefetch_batch *b, gfn_t gfn)
 	max_level = kvm_mmu_prefetch_max_level(gfn, b->start, b->end);
 	if (max_level == PG_LEVEL_4K)
 		return PG_LEVEL_4K;
-	return kvm_mmu_max_mapping_level(b->vcpu->kvm, b->slot, gfn,
-					 max_level);
+	return kvm_mmu_prefetch_mapping_level(b->vcpu->kvm, b->slot, gfn,
+					      max_level);
 }
 
 /*
@@ -117,8 +117,7 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 
 	if (b->spte_4k && iter->level == PG_LEVEL_4K &&
 	    (!is_mmu_writable_spte(b->spte_4k) ||
-	     !mmu_try_to_unsync_pages(b->vcpu->kvm, b->slot, iter->gfn,
-				      true, true)))
+	     kvm_mmu_prefetch_unsync(b->vcpu->kvm, b->slot, iter->gfn)))
 		return (b->spte_4k & ~SPTE_BASE_ADDR_MASK) |
 		       ((u64)pfn << PAGE_SHIFT);
 
@@ -126,8 +125,8 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 	 * make_spte() says whether write tracking made it read-only, and
 	 * with the window open it makes it clean (kvm_mmu_prefetch_spte()).
 	 */
-	if (!make_spte(b->vcpu, sp, b->slot, ACC_ALL, iter->gfn, pfn,
-		       iter->old_spte, true, true, b->writable, &spte) &&
+	if (!kvm_mmu_prefetch_make_spte(b->vcpu, sp, b->slot, iter->gfn, pfn,
+					iter->old_spte, b->writable, &spte) &&
 	    iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
 	    !shadow_me_value)
 		b->spte_4k = spte;
@@ -168,7 +167,7 @@ static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 	u64 pages;
 
 	rcu_read_lock();
-	for_each_tdp_pte(iter, root, b->gfn, end) {
+	for_each_prefetch_tdp_pte(iter, b->vcpu->kvm, root, b->gfn, end) {
 		pages = KVM_PAGES_PER_HPAGE(iter.level);
 		gfn = max(iter.gfn, b->gfn);
 		if (gfn < skip)
@@ -239,10 +238,15 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end,
 	root = kvm_mmu_prefetch_root(b->vcpu);
 	if (root && !mmu_invalidate_retry(kvm, mmu_seq))
 		prefetch_batch_walk(b, root);
-	read_unlock(&kvm->mmu_lock);
-
+	/*
+	 * Under mmu_lock, where a folio may be marked dirty; the pages
+	 * before b->next are mapped, writable if b->writable.
+	 */
 	for (i = 0; i < b->nr; i++)
-		put_page(b->pages[i]);
+		kvm_prefetch_put_page(b->pages[i],
+				      KVM_MMU_PREFETCH_DIRTY_ON_MAP &&
+				      b->writable && b->gfn + i < b->next);
+	read_unlock(&kvm->mmu_lock);
 }
 
 /* Leaves one call steps over before it gets pages from the host. */
@@ -270,7 +274,7 @@ static gfn_t prefetch_batch_skip_mapped(struct kvm_vcpu *vcpu, gfn_t gfn,
 	if (!root)
 		goto out;
 	rcu_read_lock();
-	for_each_tdp_pte(iter, root, gfn, end) {
+	for_each_prefetch_tdp_pte(iter, kvm, root, gfn, end) {
 		if (kvm_mmu_prefetch_spte_frozen(iter.old_spte) ||
 		    !is_shadow_present_pte(iter.old_spte) || n >= max)
 			break;

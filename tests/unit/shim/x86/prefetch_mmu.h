@@ -20,6 +20,20 @@ static inline bool kvm_mmu_prefetch_tdp_mmu_vm(struct kvm *kvm)
 	return !x86_sim.legacy_mmu;
 }
 
+/* As the bases before 7.3 have it (prefetch_fault.h). */
+static inline int kvm_mmu_prefetch_auto_fault(struct kvm_vcpu *vcpu, gfn_t gfn,
+					      u8 *level)
+{
+	return kvm_mmu_do_page_fault(vcpu, gfn_to_gpa(gfn), 0, KVM_PREFETCH_AUTO,
+				     NULL, level);
+}
+
+static inline void kvm_mmu_prefetch_fault_page(struct kvm_page_fault *fault,
+					       hva_t hva)
+{
+	fault->hva = hva;
+}
+
 static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
 {
 	return x86_sim_gfn_ok(gfn, "kvm_mmu_prefetch_private") &&

@@ -52,4 +52,7 @@ static inline bool kvm_mmu_prefetch_spte_frozen(u64 spte)
 	return is_removed_spte(spte);
 }
 
+/* The fault path and the SPTE, as this base has them. */
+#include "prefetch_fault.h"
+
 #endif /* __KVM_X86_MMU_PREFETCH_MMU_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the x86 prefetch engine asks of the MMU, as Linux 6.12 answers it.
+ * What the x86 prefetch engine asks of the MMU, as Linux 6.12 and 7.3 answer it.
  * Included by mmu/prefetch.c and mmu/prefetch_batch.c after the MMU's
  * headers.
  */
@@ -50,5 +50,8 @@ static inline bool kvm_mmu_prefetch_spte_frozen(u64 spte)
 {
 	return is_frozen_spte(spte);
 }
+
+/* The fault path and the SPTE, as this base has them. */
+#include "prefetch_fault.h"
 
 #endif /* __KVM_X86_MMU_PREFETCH_MMU_H */

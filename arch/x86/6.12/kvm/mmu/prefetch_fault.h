@@ -1,0 +1,1 @@
+../../../6.1/kvm/mmu/prefetch_fault.h
