@@ -1,0 +1,1 @@
+../../6.12/kvm-policy/prefetch_gup.h

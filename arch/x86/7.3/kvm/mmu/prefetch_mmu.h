@@ -1,0 +1,1 @@
+../../../6.12/kvm/mmu/prefetch_mmu.h
