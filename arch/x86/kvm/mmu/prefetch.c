@@ -14,11 +14,10 @@
 #include <kvm/prefetch.h>
 #include <linux/sched/signal.h>
 
-#include "mmu.h"
+#include "mmu.h"		/* and the register cache: is_guest_mode() */
 #include "mmu_internal.h"
 #include "spte.h"
 #include "tdp_mmu.h"
-#include "kvm_cache_regs.h"
 #include "prefetch_mmu.h"
 #include "prefetch_batch.h"
 

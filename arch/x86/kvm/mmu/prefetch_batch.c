@@ -105,9 +105,10 @@ static int prefetch_batch_level(struct kvm_prefetch_batch *b, gfn_t gfn)
 /*
  * The prefetch SPTE for @pfn at @iter, as make_spte() makes it.  A 4 KiB
  * SPTE differs from another of the batch only in the pfn unless the memory
- * type or the encryption bit depend on the pfn (shadow_memtype_mask,
- * shadow_me_value) or write tracking makes one read-only: copy the first
- * one made, and make the others only where those may differ.
+ * type or the encryption bit depend on the pfn
+ * (kvm_mmu_prefetch_memtype_per_pfn(), shadow_me_value) or write tracking
+ * makes one read-only: copy the first one made, and make the others only
+ * where those may differ.
  */
 static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 			       struct kvm_mmu_page *sp, struct tdp_iter *iter,
@@ -127,7 +128,7 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 	 */
 	if (!kvm_mmu_prefetch_make_spte(b->vcpu, sp, b->slot, iter->gfn, pfn,
 					iter->old_spte, b->writable, &spte) &&
-	    iter->level == PG_LEVEL_4K && !shadow_memtype_mask &&
+	    iter->level == PG_LEVEL_4K && !kvm_mmu_prefetch_memtype_per_pfn() &&
 	    !shadow_me_value)
 		b->spte_4k = spte;
 	return spte;

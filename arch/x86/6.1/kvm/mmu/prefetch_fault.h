@@ -72,6 +72,12 @@ static inline bool kvm_mmu_prefetch_make_spte(struct kvm_vcpu *vcpu,
 			 host_writable, spte);
 }
 
+/* Does the memory type make_spte() puts in an SPTE depend on the pfn? */
+static inline bool kvm_mmu_prefetch_memtype_per_pfn(void)
+{
+	return shadow_memtype_mask;
+}
+
 /* Walk the SPTEs of [@start, @end) under @root, down to 4 KiB. */
 #define for_each_prefetch_tdp_pte(iter, kvm, root, start, end) \
 	for_each_tdp_pte(iter, root, start, end)
