@@ -15,18 +15,17 @@
  * @slot: the memslot of the gfn, or NULL
  *
  * Not for gfns without a memslot, KVM's private memslots, memslots being
- * deleted or moved, memslots with dirty logging (a prefetch must not
- * mark pages dirty that the guest never wrote), or memslots whose memory
- * only guest_memfd holds (the fault path takes their pages from the file,
- * and GUP of the memslot's address would not find them).
+ * deleted or moved, or memslots with dirty logging: a prefetch must not
+ * mark pages dirty that the guest never wrote.  A memslot whose memory
+ * only guest_memfd holds is allowed, but its pages come from the file
+ * (the architecture's engine), never from GUP of its address.
  *
  * Return: true if prefetch may map pages of @slot.
  */
 bool kvm_prefetch_slot_allowed(const struct kvm_memory_slot *slot)
 {
 	return slot && slot->id < KVM_USER_MEM_SLOTS &&
-	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES |
-				KVM_PREFETCH_GMEM_ONLY));
+	       !(slot->flags & (KVM_MEMSLOT_INVALID | KVM_MEM_LOG_DIRTY_PAGES));
 }
 
 /* Count a page given up because mmap_lock was taken (a vCPU stat). */
@@ -113,6 +112,9 @@ kvm_pfn_t kvm_prefetch_gfn_to_pfn(struct kvm_memory_slot *slot, gfn_t gfn,
 	*writable = false;
 	if (kvm_is_error_hva(addr))
 		return KVM_PFN_NOSLOT;
+	/* Its userspace address is not where the guest's page is. */
+	if (slot->flags & KVM_PREFETCH_GMEM_ONLY)
+		return KVM_PFN_ERR_FAULT;
 
 	if (get_user_page_fast_only(addr, slot_writable ? FOLL_WRITE : 0,
 				    &page)) {
@@ -230,7 +232,8 @@ int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 
 	*writable = false;
 	addr = gfn_to_hva_memslot_prot(slot, gfn, &slot_writable);
-	if (kvm_is_error_hva(addr) || nr <= 0)
+	if (kvm_is_error_hva(addr) || nr <= 0 ||
+	    (slot->flags & KVM_PREFETCH_GMEM_ONLY))
 		return 0;
 
 	got = get_user_pages_fast_only(addr, nr,

@@ -364,6 +364,8 @@ int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 	if (!kvm_prefetch_slot_allowed(fault->slot) ||
 	    kvm_mmu_prefetch_private(vcpu->kvm, fault->gfn))
 		return RET_PF_RETRY;
+	if (kvm_mmu_prefetch_gmem_only(fault->slot))
+		return kvm_mmu_prefetch_gmem_faultin(vcpu, fault);
 	fault->pfn = kvm_prefetch_gfn_to_pfn(fault->slot, fault->gfn,
 					     kvm_prefetch_vm_gup(vcpu->kvm),
 					     &fault->map_writable, &hva);

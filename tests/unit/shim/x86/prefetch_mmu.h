@@ -34,6 +34,18 @@ static inline void kvm_mmu_prefetch_fault_page(struct kvm_page_fault *fault,
 	fault->hva = hva;
 }
 
+/* 6.1 has no memslot that only guest_memfd backs. */
+static inline bool kvm_mmu_prefetch_gmem_only(const struct kvm_memory_slot *slot)
+{
+	return false;
+}
+
+static inline int kvm_mmu_prefetch_gmem_faultin(struct kvm_vcpu *vcpu,
+						struct kvm_page_fault *fault)
+{
+	return RET_PF_RETRY;
+}
+
 static inline bool kvm_mmu_prefetch_private(struct kvm *kvm, gfn_t gfn)
 {
 	return x86_sim_gfn_ok(gfn, "kvm_mmu_prefetch_private") &&

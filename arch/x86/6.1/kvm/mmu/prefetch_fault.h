@@ -78,6 +78,19 @@ static inline bool kvm_mmu_prefetch_memtype_per_pfn(void)
 	return shadow_memtype_mask;
 }
 
+/* Does only guest_memfd hold @slot's memory?  Never before Linux 6.18. */
+static inline bool kvm_mmu_prefetch_gmem_only(const struct kvm_memory_slot *slot)
+{
+	return false;
+}
+
+/* An AUTO fault's page from guest_memfd: none on this base. */
+static inline int kvm_mmu_prefetch_gmem_faultin(struct kvm_vcpu *vcpu,
+						struct kvm_page_fault *fault)
+{
+	return RET_PF_RETRY;
+}
+
 /* Walk the SPTEs of [@start, @end) under @root, down to 4 KiB. */
 #define for_each_prefetch_tdp_pte(iter, kvm, root, start, end) \
 	for_each_tdp_pte(iter, root, start, end)

@@ -78,6 +78,34 @@ static inline bool kvm_mmu_prefetch_memtype_per_pfn(void)
 	return kvm_x86_ops.get_mt_mask;
 }
 
+/* Does only guest_memfd hold @slot's memory? */
+static inline bool kvm_mmu_prefetch_gmem_only(const struct kvm_memory_slot *slot)
+{
+	return kvm_memslot_is_gmem_only(slot);
+}
+
+/*
+ * An AUTO fault's page from guest_memfd, for a memslot that only
+ * guest_memfd backs: the page the file has, never one it would allocate
+ * (kvm_gmem_get_pfn_nocreate()).  RET_PF_RETRY (do not map) if it has
+ * none, or its folio is locked, or the memory is private.
+ */
+static inline int kvm_mmu_prefetch_gmem_faultin(struct kvm_vcpu *vcpu,
+						struct kvm_page_fault *fault)
+{
+	int max_order;
+
+	if (kvm_gmem_get_pfn_nocreate(vcpu->kvm, fault->slot, fault->gfn,
+				      &fault->pfn, &fault->refcounted_page,
+				      &max_order))
+		return RET_PF_RETRY;
+	fault->map_writable = !(fault->slot->flags & KVM_MEM_READONLY);
+	/* guest_memfd's folios are of order 0 here (no huge pages yet). */
+	if (!max_order)
+		fault->max_level = PG_LEVEL_4K;
+	return RET_PF_CONTINUE;
+}
+
 /* Walk the SPTEs of [@start, @end) under @root, down to 4 KiB. */
 #define for_each_prefetch_tdp_pte(iter, kvm, root, start, end) \
 	for_each_tdp_pte(iter, kvm, root, start, end)
