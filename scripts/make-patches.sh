@@ -56,7 +56,7 @@ git_id commit -qm "Debian linux-source-$KP_BASE $VERSION"
 
 # The base's own files in arch/x86/<base>/<dir>/ named <pattern>.
 base_files() {
-	find "$KP_BASE_DIR/$1" -maxdepth 1 -type f -name "$2" 2>/dev/null |
+	find "$KP_BASE_DIR/$1" -maxdepth 1 \( -type f -o -type l \) -name "$2" 2>/dev/null |
 		LC_ALL=C sort
 }
 
