@@ -26,10 +26,11 @@ SHELL := /bin/bash
 
 TOP	:= $(CURDIR)
 
-# KERNEL=6.1 (the default, Debian 12's own kernel) or KERNEL=6.12 (from
-# Debian 12's security suite): the base whose source, image and headers
-# we build and test against.  Each base has its hook series and its own
-# files in arch/x86/<base>/ and its own build directory; 6.1's is build/.
+# KERNEL=6.1 (the default, Debian 12's own kernel), KERNEL=6.12 (from
+# Debian 12's security suite) or KERNEL=7.3 (from Debian 13's backports
+# suite, x86 only): the base whose source, image and headers we build
+# and test against.  Each base has its hook series and its own files in
+# arch/x86/<base>/ and its own build directory; 6.1's is build/.
 KERNEL	?= 6.1
 ifeq ($(KERNEL),6.1)
 BUILD	:= $(TOP)/build
@@ -42,8 +43,19 @@ IMG_PKG	:= linux-image-6.12-amd64
 # is kept out of the kernel tree, where it would hide the kernel's own
 # <linux/bits.h> from the module build.
 BASE_UAPI_HDRS := linux/bits.h
+else ifeq ($(KERNEL),7.3)
+BUILD	:= $(TOP)/build/7.3
+# Debian 12 cannot build modules for 7.3 (gcc-14 flags, glibc 2.38 host
+# tools, pahole 1.26): its kernel set and a Debian 13 build root are
+# unpacked into $(BUILD) (scripts/trixie-root.sh), and kbuild runs in
+# that root (scripts/in-root.sh), at the same paths.  The image
+# metapackage is the newest linux-image-7.3.*-amd64 of the archive.
+IMG_PKG	:= linux-image-$(KERNEL).*-amd64
+IN_ROOT	:= $(TOP)/scripts/in-root.sh $(BUILD)/root
+# As on 6.12 (<asm/kvm.h> includes <linux/bits.h>).
+BASE_UAPI_HDRS := linux/bits.h
 else
-$(error KERNEL=$(KERNEL): the supported bases are 6.1 and 6.12)
+$(error KERNEL=$(KERNEL): the supported bases are 6.1, 6.12 and 7.3)
 endif
 SRC_PKG	:= linux-source-$(KERNEL)
 # scripts/layout.sh picks the base's series and files from this.
@@ -83,6 +95,7 @@ DEB_PKGS := qemu-system-x86 busybox-static coccinelle sparse cpio gcc make bc \
 
 # Versions are derived from what apt installed, never hard-coded.  These
 # are recursive so that they are evaluated after "deps" ran.
+ifeq ($(IN_ROOT),)
 ABI = $(shell dpkg-query -W -f='$${Depends}' $(IMG_PKG) 2>/dev/null | \
 	sed -n 's/.*linux-image-\([0-9][^ ,]*\).*/\1/p')
 SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(SRC_PKG) 2>/dev/null)
@@ -92,6 +105,20 @@ KHEADERS = /usr/src/linux-headers-$(ABI)
 KIMAGE = /boot/vmlinuz-$(ABI)
 KMODDIR = /lib/modules/$(ABI)
 SRC_TARBALL = /usr/src/$(SRC_PKG).tar.xz
+else
+# From what scripts/trixie-root.sh unpacked ($(BUILD)/kernel-set).
+# KHEADERS is the path inside the root, KHEADERS_DIR the same outside.
+kset = $(shell sed -n 's/^$(1): //p' $(BUILD)/kernel-set 2>/dev/null)
+ABI = $(call kset,abi)
+SRC_VERSION = $(call kset,src_version)
+IMG_VERSION = $(call kset,img_version)
+HDR_VERSION = $(call kset,hdr_version)
+KHEADERS = $(call kset,kheaders)
+KIMAGE = $(call kset,kimage)
+KMODDIR = $(call kset,kmoddir)
+SRC_TARBALL = $(call kset,src_tarball)
+endif
+KHEADERS_DIR = $(if $(IN_ROOT),$(BUILD)/root)$(KHEADERS)
 
 all: modules
 
@@ -109,7 +136,7 @@ deps: kernel-deps
 # version of the image $(IMG_PKG) boots, even while the archive serves a
 # newer source (scripts/kernel-set.sh; tests/deps/ tests it).
 kernel-deps:
-	@scripts/kernel-set.sh $(KERNEL) $(IMG_PKG)
+	@$(if $(IN_ROOT),scripts/trixie-root.sh $(KERNEL) $(BUILD),scripts/kernel-set.sh $(KERNEL) $(IMG_PKG))
 
 versions: deps
 	@$(MAKE) --no-print-directory check-versions
@@ -126,9 +153,10 @@ check-versions:
 		echo "version mismatch: $(SRC_PKG) $(SRC_VERSION)," \
 		     "linux-image-$(ABI) $(IMG_VERSION)," \
 		     "linux-headers-$(ABI) $(HDR_VERSION)" >&2; \
-		echo "make kernel-deps installs the set (as root), or:" \
+		echo "make kernel-deps installs the set (as root)$(if $(IN_ROOT),;" \
+		     "TRIXIE_ROOT_REFRESH=1 fetches it again),$(if $(IN_ROOT),, or:" \
 		     "apt-get install --allow-downgrades $(SRC_PKG)=$(IMG_VERSION)" \
-		     "linux-headers-$(ABI)=$(IMG_VERSION)" >&2; \
+		     "linux-headers-$(ABI)=$(IMG_VERSION))" >&2; \
 		exit 1; \
 	fi
 	@echo "kernel: ABI $(ABI), Debian version $(SRC_VERSION)"
@@ -159,7 +187,7 @@ modules: versions $(BUILD)/.pristine-$(SRC_VERSION)-$(SRC_PATHS_ID)
 		> $(STAGE)/arch/x86/kvm/Kbuild
 	mkdir -p $(TREE)
 	rsync -rc $(STAGE)/ $(TREE)/
-	$(MAKE) -C $(KHEADERS) M=$(TREE)/arch/x86/kvm -j$(shell nproc) modules
+	$(IN_ROOT) $(MAKE) -C $(KHEADERS) M=$(TREE)/arch/x86/kvm -j$(shell nproc) modules
 	@mkdir -p $(BUILD)/modules
 	@for m in kvm kvm-amd kvm-intel; do \
 		cmp -s $(TREE)/arch/x86/kvm/$$m.ko $(BUILD)/modules/$$m.ko || \
@@ -182,7 +210,7 @@ policy-modules:
 		b=$(BUILD)/policy/$$(echo $$d | tr / -); mkdir -p $$b; \
 		rsync -rc $$d/ $$b/; \
 		cmp -s $(KVM_SYMVERS) $$b/kvm.symvers || touch $$b/*.c; \
-		$(MAKE) -C $(KHEADERS) M=$$b KVM_PREFETCH_INCLUDE=$(TREE)/include \
+		$(IN_ROOT) $(MAKE) -C $(KHEADERS) M=$$b KVM_PREFETCH_INCLUDE=$(TREE)/include \
 			KBUILD_EXTRA_SYMBOLS=$(KVM_SYMVERS) \
 			modules; \
 		cp $(KVM_SYMVERS) $$b/kvm.symvers; \
@@ -197,11 +225,11 @@ policy-modules:
 UAPI_HDRS := linux/kvm.h linux/kvm_prefetch.h asm/kvm.h $(BASE_UAPI_HDRS)
 uapi:
 	@mkdir -p $(BUILD)/uapi/linux $(BUILD)/uapi/asm
-	@cd $(KHEADERS) && for h in $(UAPI_HDRS); do \
+	@cd $(KHEADERS_DIR) && for h in $(UAPI_HDRS); do \
 		case $$h in asm/*) src=$(TREE)/arch/x86/include/uapi/$$h ;; \
 		*) src=$(TREE)/include/uapi/$$h ;; esac; \
 		[ -e $$src ] || src=$(UAPI_BASE)/$$h; \
-		sh scripts/headers_install.sh $$src $(BUILD)/uapi/$$h.new; \
+		$(IN_ROOT) sh scripts/headers_install.sh $$src $(BUILD)/uapi/$$h.new; \
 		cmp -s $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h && \
 			rm $(BUILD)/uapi/$$h.new || mv $(BUILD)/uapi/$$h.new $(BUILD)/uapi/$$h; \
 	done

@@ -7,7 +7,9 @@
 # /dev and /proc are bind-mounted at the same absolute paths inside the
 # root, then the command runs chrooted there, in the current directory.
 # The mounts die with the namespace, so none outlives the command, and
-# nothing of the host's toolchain or C library is seen.
+# nothing of the host's toolchain or C library is seen.  A current
+# directory inside ROOT is taken as the root's own path (ROOT/usr/src/x
+# runs in /usr/src/x).
 #
 # Usage: in-root.sh ROOT COMMAND [ARG...]    (as root)
 
@@ -19,6 +21,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$root/usr/bin/make" ] || { echo "in-root: no build root in $root (make deps)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "in-root: needs root (unshare, chroot)" >&2; exit 1; }
 
+cwd=$PWD
+case $cwd/ in "$root"/*) cwd=${cwd#"$root"}; cwd=${cwd:-/} ;; esac
 # The inner shell gets the paths as arguments: no quoting games.
 exec unshare --mount --propagation private -- /bin/sh -ec '
 	root=$1 top=$2 cwd=$3
@@ -29,4 +33,4 @@ exec unshare --mount --propagation private -- /bin/sh -ec '
 	mkdir -p "$root$top"
 	mount --bind "$top" "$root$top"
 	exec chroot "$root" /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$cwd" "$@"
-' in-root "$root" "$top" "$PWD" "$@"
+' in-root "$root" "$top" "$cwd" "$@"
