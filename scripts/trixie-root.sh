@@ -58,7 +58,7 @@ apt_dir=$dir/apt
 # closure resolved against an empty status, so they are named.
 ROOT_PKGS=(gcc-14 binutils make libc6-dev libelf-dev dwarves bc kmod
 	bash dash coreutils sed grep mawk findutils diffutils tar gzip xz-utils
-	util-linux)
+	util-linux uuid-dev)
 
 kv() { sed -n "s/^$1: //p" "$set_file" 2>/dev/null; }
 
