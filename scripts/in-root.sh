@@ -22,7 +22,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "in-root: needs root (unshare, chroot)" >&2; exit 1; }
 
 cwd=$PWD
-case $cwd/ in "$root"/*) cwd=${cwd#"$root"}; cwd=${cwd:-/} ;; esac
+case $cwd/ in
+"$root"/*) cwd=${cwd#"$root"}; cwd=${cwd:-/} ;;
+"$top"/*|/tmp/*) ;;
+*) echo "in-root: $cwd is not seen in the root (only $top, /tmp and the root's own)" >&2; exit 1 ;;
+esac
 # The inner shell gets the paths as arguments: no quoting games.
 exec unshare --mount --propagation private -- /bin/sh -ec '
 	root=$1 top=$2 cwd=$3
