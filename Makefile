@@ -54,6 +54,13 @@ IMG_PKG	:= linux-image-$(KERNEL).*-amd64
 IN_ROOT	:= $(TOP)/scripts/in-root.sh $(BUILD)/root
 # As on 6.12 (<asm/kvm.h> includes <linux/bits.h>).
 BASE_UAPI_HDRS := linux/bits.h
+# 7.3's KVM selftests also build the cgroup and vfio selftests'
+# libraries; the latter include headers of drivers (symlinks in tools/).
+BASE_SRC_PATHS := tools/testing/selftests/cgroup/lib \
+	tools/testing/selftests/clone3 tools/testing/selftests/vfio/lib \
+	include/linux/pci_ids.h drivers/dma/idxd/registers.h \
+	drivers/dma/ioat/hw.h drivers/dma/ioat/registers.h \
+	$(addprefix drivers/net/ethernet/intel/igb/,e1000_regs.h e1000_82575.h e1000_defines.h)
 else
 $(error KERNEL=$(KERNEL): the supported bases are 6.1, 6.12 and 7.3)
 endif
@@ -85,7 +92,7 @@ SRC_PATHS := arch/x86/kvm virt/kvm \
 	tools/testing/selftests/kselftest.h tools/include tools/arch/x86/include \
 	tools/lib tools/scripts tools/build \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/rseq \
-	scripts/subarch.include scripts/bpf_doc.py
+	scripts/subarch.include scripts/bpf_doc.py $(BASE_SRC_PATHS)
 
 # The kernel set itself (image, headers, source of one version) is not
 # in this list: scripts/kernel-set.sh installs it ("kernel-deps").
