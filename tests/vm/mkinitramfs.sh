@@ -6,7 +6,10 @@
 # linux-image package and the static in-VM test programs.
 #
 # Environment: BUILD (build directory), VMDIR (output, default
-# $BUILD/vm), KMODDIR (/lib/modules/<abi>), SELFTESTS_BIN (optional).
+# $BUILD/vm), KMODDIR (/lib/modules/<abi>, or for 7.3 the modules
+# directory unpacked by scripts/trixie-root.sh: its stock modules are
+# .ko.xz and it has no modules.dep, neither of which matters here),
+# SELFTESTS_BIN (optional).
 set -euo pipefail
 
 : "${BUILD:?}" "${KMODDIR:?}"
