@@ -154,27 +154,33 @@ getdeb() {	# getdeb <package> <version>: the .deb's path, downloaded if needed
 	fi
 	echo "$f"
 }
-rm -rf "$kdir.new"
-mkdir -p "$kdir.new"
-for p in "${IMG_PKGS[@]}" "linux-source-$BASE"; do
-	f=$(getdeb "$p" "$VERSION")
-	dpkg-deb -x "$f" "$kdir.new"
-	case $p in linux-source-*) src_version=$(dpkg-deb -f "$f" Version) ;; esac
-done
-# 7.3's packages put the image beside its modules (usr/lib/modules/<abi>/
-# vmlinuz; /boot is filled by maintainer scripts), older ones in /boot.
-kmod=$(ls -d "$kdir.new"/usr/lib/modules/"$ABI" "$kdir.new"/lib/modules/"$ABI" 2>/dev/null | head -n1 || true)
-kimage=$(ls "$kmod/vmlinuz" "$kdir.new/boot/vmlinuz-$ABI" 2>/dev/null | head -n1 || true)
-tarball=$(ls "$kdir.new/usr/src/linux-source-$BASE.tar.xz" 2>/dev/null || true)
-[ -n "$kmod" ] && [ -n "$kimage" ] && [ -n "$tarball" ] || {
-	echo "$me: the unpacked set lacks vmlinuz-$ABI, modules/$ABI or linux-source-$BASE.tar.xz" >&2
-	exit 1
-}
-rm -rf "$kdir"
-mv "$kdir.new" "$kdir"
-kimage=$kdir${kimage#"$kdir.new"}
-kmod=$kdir${kmod#"$kdir.new"}
-tarball=$kdir${tarball#"$kdir.new"}
+# A refresh that finds the set already unpacked keeps it.
+if [ "$(kv abi)" = "$ABI" ] && [ "$(kv version)" = "$VERSION" ] &&
+   [ -f "$(kv kimage)" ] && [ -d "$(kv kmoddir)/kernel" ] && [ -f "$(kv src_tarball)" ]; then
+	kimage=$(kv kimage) kmod=$(kv kmoddir) tarball=$(kv src_tarball) src_version=$(kv src_version)
+else
+	rm -rf "$kdir.new"
+	mkdir -p "$kdir.new"
+	for p in "${IMG_PKGS[@]}" "linux-source-$BASE"; do
+		f=$(getdeb "$p" "$VERSION")
+		dpkg-deb -x "$f" "$kdir.new"
+		case $p in linux-source-*) src_version=$(dpkg-deb -f "$f" Version) ;; esac
+	done
+	# 7.3's packages put the image beside its modules (usr/lib/modules/<abi>/
+	# vmlinuz; /boot is filled by maintainer scripts), older ones in /boot.
+	kmod=$(ls -d "$kdir.new"/usr/lib/modules/"$ABI" "$kdir.new"/lib/modules/"$ABI" 2>/dev/null | head -n1 || true)
+	kimage=$(ls "$kmod/vmlinuz" "$kdir.new/boot/vmlinuz-$ABI" 2>/dev/null | head -n1 || true)
+	tarball=$(ls "$kdir.new/usr/src/linux-source-$BASE.tar.xz" 2>/dev/null || true)
+	[ -n "$kmod" ] && [ -n "$kimage" ] && [ -n "$tarball" ] || {
+		echo "$me: the unpacked set lacks vmlinuz-$ABI, modules/$ABI or linux-source-$BASE.tar.xz" >&2
+		exit 1
+	}
+	rm -rf "$kdir"
+	mv "$kdir.new" "$kdir"
+	kimage=$kdir${kimage#"$kdir.new"}
+	kmod=$kdir${kmod#"$kdir.new"}
+	tarball=$kdir${tarball#"$kdir.new"}
+fi
 
 # ---- the build root: the closure, unpacked into a merged-/usr tree
 if [ "$(cat "$root/.kp-root" 2>/dev/null)" != "linux-headers-$ABI $VERSION ${ROOT_PKGS[*]}" ] ||
