@@ -42,7 +42,9 @@ ST_HDRS := $(BUILD)/uapi/linux/kvm.h $(BUILD)/uapi/linux/kvm_prefetch.h \
 # existing ioctls must keep their ABI, so stock and ours run the same
 # binaries.  The base's compat.h papers over build breaks in Debian's tree.
 # MAKEFLAGS is dropped so that our command-line variables (TESTS, VMDIR,
-# ...) do not leak into the selftests' make.
+# ...) do not leak into the selftests' make.  7.3's need a newer uAPI
+# (<linux/iommufd.h>, ...) and libc than Debian 12's: they build in the
+# base's Debian 13 root ($(IN_ROOT), empty for the other bases).
 selftests-build: $(MODULES_DEP)
 	@for f in scripts/subarch.include tools/testing/selftests/kselftest_harness.h \
 			tools/testing/selftests/rseq/rseq.c; do \
@@ -57,7 +59,7 @@ selftests-build: $(MODULES_DEP)
 	done
 	@mkdir -p $(ST_OUT)/obj && touch $(ST_OUT)/obj/.headers
 	@echo "selftests: building the KVM selftests in $(ST_OUT)"
-	@env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS $(MAKE) -s --no-print-directory \
+	@$(IN_ROOT) env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS $(MAKE) -s --no-print-directory \
 		-C $(ST_KVM) -j$$(nproc) OUTPUT=$(ST_OUT)/obj \
 		EXTRA_CFLAGS="-include $(TOP)/$(ST_BASE)/compat.h" \
 		KHDR_INCLUDES="-isystem $(BUILD)/uapi" LDFLAGS="-pthread -static" all
