@@ -59,7 +59,7 @@ bench-bin: $(MODULES_DEP)
 	@$(MAKE) --no-print-directory $(BENCH_BINS)
 
 # The initramfs of a bench run must contain the bench programs.
-ifneq ($(filter bench bench-budget,$(MAKECMDGOALS)),)
+ifneq ($(filter bench bench-budget bench-gmem,$(MAKECMDGOALS)),)
 initramfs: bench-bin
 endif
 
@@ -120,6 +120,25 @@ bench-budget: initramfs
 		--log $(VMDIR)/bench-budget.log --timeout $(BENCH_TIMEOUT) \
 		--append "kp.tests=bench_budget kp.budget=$(BUDGET_MIB),$(BUDGET_ROUNDS) $(if $(BUDGET_ARMS),kp.budget_arms=$(BUDGET_ARMS))" | \
 		tee $(BENCH_OUT)/budget.txt
+
+# The guest_memfd row (tests/bench/bench_gmem.c, the 7.3 base): a
+# chunked restore into a guest_memfd through its mmap under none, auto
+# with window = chunk and KVM_PRE_FAULT_MEMORY per chunk, and the floor;
+# the run's output goes to $(BENCH_OUT)/gmem.txt, its table to
+# $(BENCH_OUT)/gmem.md; "make bench-gmem-publish" copies both to
+# tests/bench/results/<base>/gmem/.
+.PHONY: bench-gmem bench-gmem-publish
+bench-gmem: initramfs
+	@mkdir -p $(BENCH_OUT)
+	tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
+		--log $(VMDIR)/bench-gmem.log --timeout $(BENCH_TIMEOUT) \
+		--append "kp.tests=bench_gmem" | tee $(BENCH_OUT)/gmem.txt
+	@grep -a '^|' $(BENCH_OUT)/gmem.txt | tr -d '\r' > $(BENCH_OUT)/gmem.md
+
+bench-gmem-publish:
+	@mkdir -p tests/bench/results/$(KERNEL)/gmem
+	cp $(BENCH_OUT)/gmem.txt $(BENCH_OUT)/gmem.md tests/bench/results/$(KERNEL)/gmem/
 
 # The scale benchmark (issue 32, tests/bench/bench_scale.c): vCPUs,
 # clones of one snapshot, memory size and random/sparse order, in one

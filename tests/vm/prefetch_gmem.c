@@ -36,9 +36,8 @@
 #include <unistd.h>
 
 #include "kvmtest.h"
+#include "kt_gmem.h"
 #include "kt_sys.h"
-
-#if defined(GUEST_MEMFD_FLAG_MMAP) && defined(GUEST_MEMFD_FLAG_INIT_SHARED)
 
 #define SLOT	1
 #define GPA	0x10000000ULL
@@ -51,58 +50,13 @@ static uint32_t pattern(uint64_t off)
 	return 0x5a000000u + (uint32_t)(off / KT_PAGE_SIZE);
 }
 
-struct gmem_vm {
-	struct kt_vm *vm;
-	struct kt_vcpu *vcpu;
-	int fd;		/* the guest_memfd */
-	char *mem;	/* its mmap */
-};
-
-static void gmem_vm_create(struct gmem_vm *g, const char *policy)
+static void gmem_vm_create(struct kt_gmem *g, const char *policy)
 {
-	struct kvm_create_guest_memfd c = {
-		.size = SIZE,
-		.flags = GUEST_MEMFD_FLAG_MMAP | GUEST_MEMFD_FLAG_INIT_SHARED,
-	};
-	struct kvm_userspace_memory_region2 r = {
-		.slot = SLOT,
-		.flags = KVM_MEM_GUEST_MEMFD,
-		.guest_phys_addr = GPA,
-		.memory_size = SIZE,
-		.guest_memfd_offset = 0,
-	};
-	int ret;
-
-	g->vm = kt_vm_create();
-	g->fd = ioctl(g->vm->fd, KVM_CREATE_GUEST_MEMFD, &c);
-	KT_ASSERT(g->fd >= 0, "KVM_CREATE_GUEST_MEMFD: %s", strerror(errno));
-	g->mem = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, g->fd, 0);
-	KT_ASSERT(g->mem != MAP_FAILED, "mmap of the guest_memfd: %s",
-		  strerror(errno));
-	r.userspace_addr = (uintptr_t)g->mem;
-	r.guest_memfd = g->fd;
-	KT_ASSERT(!ioctl(g->vm->fd, KVM_SET_USER_MEMORY_REGION2, &r),
-		  "KVM_SET_USER_MEMORY_REGION2 (guest_memfd): %s",
-		  strerror(errno));
-	g->vcpu = kt_vcpu_add(g->vm, 0);
-	/* Map the code page, so that the first fault counted is the test's. */
-	kt_touch(g->vcpu, GPA, GPA, 0, KT_TOUCH_READ);
-	ret = ktsys_set_policy(g->vm->fd, policy, PAGES_PER_CHUNK,
-			       KVM_PREFETCH_GUP_NOFAULT);
-	KT_ASSERT(!ret, "KVM_SET_PREFETCH_POLICY %s: %s", policy,
-		  strerror(-ret));
-}
-
-static void gmem_vm_free(struct gmem_vm *g)
-{
-	kt_vcpu_free(g->vcpu);
-	kt_vm_free(g->vm);
-	munmap(g->mem, SIZE);
-	close(g->fd);
+	kt_gmem_vm_create(g, SLOT, GPA, SIZE, policy, PAGES_PER_CHUNK);
 }
 
 /* The VMM writes chunk @c's pages (all, or the first @n) through the mmap. */
-static void populate(struct gmem_vm *g, uint64_t c, uint64_t n)
+static void populate(struct kt_gmem *g, uint64_t c, uint64_t n)
 {
 	uint64_t i, off;
 
@@ -123,7 +77,7 @@ static uint32_t chunk_sum(uint64_t c)
 	return sum;
 }
 
-static uint32_t guest_read_chunk(struct gmem_vm *g, uint64_t c)
+static uint32_t guest_read_chunk(struct kt_gmem *g, uint64_t c)
 {
 	return kt_touch(g->vcpu, GPA + c * CHUNK, GPA + (c + 1) * CHUNK, 0,
 			KT_TOUCH_READ);
@@ -135,7 +89,7 @@ static void restore(const char *policy)
 	const uint64_t chunks = SIZE / CHUNK, pages = SIZE / KT_PAGE_SIZE;
 	bool prefetch = !strcmp(policy, "auto");
 	struct kt_counts a, b;
-	struct gmem_vm g;
+	struct kt_gmem g;
 	uint64_t c, bad = 0;
 
 	gmem_vm_create(&g, policy);
@@ -170,11 +124,11 @@ static void restore(const char *policy)
 			  (unsigned long long)pages,
 			  (unsigned long long)(b.mapped - a.mapped));
 	}
-	gmem_vm_free(&g);
+	kt_gmem_vm_free(&g);
 }
 
 /* Pages of chunk @c that the file has (mincore() on the mmap). */
-static uint64_t resident(struct gmem_vm *g, uint64_t c)
+static uint64_t resident(struct kt_gmem *g, uint64_t c)
 {
 	unsigned char vec[PAGES_PER_CHUNK];
 	uint64_t i, n = 0;
@@ -190,7 +144,7 @@ static uint64_t resident(struct gmem_vm *g, uint64_t c)
 static void no_allocation(void)
 {
 	struct kt_counts a, b;
-	struct gmem_vm g;
+	struct kt_gmem g;
 
 	gmem_vm_create(&g, "auto");
 	populate(&g, 3, 1);
@@ -208,7 +162,7 @@ static void no_allocation(void)
 		  "window over absent pages: %llu of %llu pages in the file (want 1: nothing allocated)",
 		  (unsigned long long)resident(&g, 3),
 		  (unsigned long long)PAGES_PER_CHUNK);
-	gmem_vm_free(&g);
+	kt_gmem_vm_free(&g);
 }
 
 /* Item 4: KVM_PRE_FAULT_MEMORY over guest_memfd. */
@@ -218,7 +172,7 @@ static void pre_fault(void)
 		.gpa = GPA + 5 * CHUNK, .size = CHUNK,
 	};
 	struct kt_counts a, b;
-	struct gmem_vm g;
+	struct kt_gmem g;
 	int ret;
 
 	gmem_vm_create(&g, "none");
@@ -235,14 +189,14 @@ static void pre_fault(void)
 	b = kt_counts_read(g.vm, g.vcpu);
 	KT_EXPECT(b.pf == a.pf, "pre-faulted chunk: pf_taken %llu, want 0",
 		  (unsigned long long)(b.pf - a.pf));
-	gmem_vm_free(&g);
+	kt_gmem_vm_free(&g);
 }
 
 /* Item 5: a hole punched under prefetched mappings. */
 static void hole_punch(void)
 {
 	struct kt_counts a, b;
-	struct gmem_vm g;
+	struct kt_gmem g;
 	uint32_t sum;
 
 	gmem_vm_create(&g, "auto");
@@ -259,24 +213,17 @@ static void hole_punch(void)
 	KT_EXPECT(sum == 0,
 		  "after the hole punch the guest reads zeros (sum %#x, old contents %#x)",
 		  sum, chunk_sum(7));
-	gmem_vm_free(&g);
+	kt_gmem_vm_free(&g);
 }
 
 int main(void)
 {
-	struct kt_vm *vm;
-	int flags;
+	const char *why;
 
 	kt_require_kvm();
 	ktsys_require_prefetch();
 	ktsys_guard(120);
-	vm = kt_vm_create();
-	flags = kt_vm_check_ext(vm, KVM_CAP_GUEST_MEMFD_FLAGS);
-	kt_vm_free(vm);
-	KT_REQUIRE(flags > 0 && (flags & GUEST_MEMFD_FLAG_MMAP) &&
-		   (flags & GUEST_MEMFD_FLAG_INIT_SHARED),
-		   "KVM has no mmap()able shared guest_memfd for this VM type (flags %d)",
-		   flags);
+	KT_REQUIRE(kt_gmem_supported(&why), "%s", why);
 
 	restore("none");
 	restore("auto");
@@ -285,13 +232,3 @@ int main(void)
 	hole_punch();
 	return kt_exit();
 }
-
-#else
-
-int main(void)
-{
-	kt_skip("this base's uAPI has no GUEST_MEMFD_FLAG_MMAP (Linux 6.18 and later)");
-	return kt_exit();
-}
-
-#endif
