@@ -7,7 +7,7 @@
 # refused before anything is installed.
 
 # kp_kernel_base <kernel release>: the base, "6.1" for "6.1.0-57-amd64",
-# "6.12" for "6.12.118+deb12-amd64".
+# "6.12" for "6.12.118+deb12-amd64", "7.3" for "7.3.4+deb13-amd64".
 kp_kernel_base() {
 	echo "$1" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p'
 }
@@ -16,7 +16,7 @@ kp_kernel_base() {
 # says the same).
 kp_supported() {
 	case $(kp_kernel_base "$1") in
-	6.1|6.12)	return 0 ;;
+	6.1|6.12|7.3)	return 0 ;;
 	*)	return 1 ;;
 	esac
 }
