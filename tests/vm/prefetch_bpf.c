@@ -479,7 +479,7 @@ int main(void)
 	ktsys_require_prefetch();
 	if (access(KVM_BTF, F_OK) || access(CLI, X_OK) ||
 	    access(OBJ_AUTO, F_OK)) {
-		kt_skip("no BPF policies on this base (kvm.ko BTF %s, %s, %s): they need Linux 6.9+",
+		kt_skip("no BPF policies on this base (kvm.ko BTF %s, %s, %s): make bpf-info says why",
 			access(KVM_BTF, F_OK) ? "missing" : "present",
 			access(CLI, X_OK) ? "no loader" : "loader",
 			access(OBJ_AUTO, F_OK) ? "no objects" : "objects");

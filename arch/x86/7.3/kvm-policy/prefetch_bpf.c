@@ -1,1 +1,0 @@
-../../6.12/kvm-policy/prefetch_bpf.c
