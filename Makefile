@@ -415,10 +415,11 @@ patches: modules
 # Every prefix of that series builds, without a compiler warning: each
 # step checked out into one tree and built incrementally
 # (scripts/patches-bisect.sh).  The tree is kept, so a second run
-# recompiles only what the series changed since.
+# recompiles only what the series changed since.  A base with a build
+# root (7.3) builds each step in it, as "make modules" does ($(IN_ROOT)).
 patches-bisect: $(if $(NOBUILD),,patches)
 	@mkdir -p $(RESULTS)
-	@scripts/patches-bisect.sh $(PG) $(BUILD)/bisect $(KHEADERS) \
+	@IN_ROOT="$(IN_ROOT)" scripts/patches-bisect.sh $(PG) $(BUILD)/bisect $(KHEADERS) \
 		$(TOP)/arch/x86/Kbuild.oot | tee $(RESULTS)/patches-bisect.txt
 
 # patches-bisect of every base: make check runs it for 7.3, the primary

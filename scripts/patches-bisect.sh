@@ -15,6 +15,12 @@
 # virt/kvm/Kconfig defines it.  Prints a PASS/FAIL line per step and ends with
 # "patches-bisect: N passed, N failed".
 #
+# IN_ROOT (environment, the Makefile's): the command that kbuild runs
+# under, "scripts/in-root.sh <root>" for a base built in a build root
+# (7.3), where <headers dir> is a path inside that root; empty (6.1,
+# 6.12): kbuild runs on the host.  The work dir must be seen in the root
+# (under the repository's top directory).
+#
 # Usage: patches-bisect.sh <series git dir> <work dir> <headers dir> <Kbuild.oot>
 
 set -uo pipefail
@@ -23,6 +29,8 @@ set -uo pipefail
 kp_args "<series git dir> <work dir> <headers dir> <Kbuild.oot>" \
 	PG WORK KHEADERS OOT -- "$@"
 TOP=$PWD
+# IN_ROOT is a command and its arguments, split at blanks.
+read -r -a in_root <<< "${IN_ROOT:-}"
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 TREE=$WORK/tree
@@ -46,7 +54,7 @@ for c in $(git -C "$PG" rev-list --reverse "$base..HEAD"); do
 	rsync -rc "$STAGE/" "$TREE/"
 	log=$WORK/step-$n.log
 	t0=$(date +%s)
-	make -C "$KHEADERS" M="$TREE/arch/x86/kvm" -j"$(nproc)" \
+	"${in_root[@]}" make -C "$KHEADERS" M="$TREE/arch/x86/kvm" -j"$(nproc)" \
 		CONFIG_DEBUG_INFO= CONFIG_DEBUG_INFO_BTF_MODULES= modules > "$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - t0))
