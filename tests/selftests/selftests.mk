@@ -15,7 +15,8 @@
 #   VMDIR=dir             its own VM directory (default build/vm-selftests)
 #   TESTS="a b"           run only these selftests
 #   SELFTESTS_TIMEOUT=s   per-test timeout in the guest (default 120 s:
-#                         dirty_log_test needs ~56 s even on a quiet host)
+#                         dirty_log_test needs ~56 s even on a quiet host;
+#                         <base>/timeouts.txt gives runs a longer one)
 
 .PHONY: selftests selftests-build
 
@@ -27,12 +28,19 @@ ST_BASE := tests/selftests/$(KERNEL)
 ST_KNOWN := $(ST_BASE)/tcg-known-failures.txt
 ST_ARGS := tests/selftests/args.txt
 # More runs for one base only (tests/selftests/<base>/args.txt, optional).
+# Runs that need longer than SELFTESTS_TIMEOUT, for one base
+# (tests/selftests/<base>/timeouts.txt, optional): "<run> <seconds>"; a
+# run gets the longer of the two.
+ST_TIMEOUTS := $(wildcard $(ST_BASE)/timeouts.txt)
+ST_MAX_TIMEOUT = $(shell { echo $(SELFTESTS_TIMEOUT); $(if $(ST_TIMEOUTS),sed -e '/^\#/d' -e '/^[[:space:]]*$$/d' $(ST_TIMEOUTS) | awk '{ print $$2 }';) } | sort -n | tail -n1)
 SELFTESTS_TIMEOUT ?= 120
 # Upper bound for the whole guest run (both passes), and the console
 # silence after which run-vm.sh calls the guest wedged (a test prints
 # nothing until it ends or hits SELFTESTS_TIMEOUT).
-ST_VM_TIMEOUT ?= 1200
-ST_STALL ?= $(shell echo $$(( $(SELFTESTS_TIMEOUT) + 60 )))
+# 7.3 runs ~100 selftests per pass, twice 6.12's time: 45 min (2 x 22)
+# on a 2-core host shared with kernel builds and other test VMs.
+ST_VM_TIMEOUT ?= $(if $(filter 7.3,$(KERNEL)),3600,1200)
+ST_STALL ?= $(shell echo $$(( $(ST_MAX_TIMEOUT) + 60 )))
 # The selftests' own make does not track header dependencies: rebuild
 # the objects from scratch when one of these changes.
 ST_HDRS := $(BUILD)/uapi/linux/kvm.h $(BUILD)/uapi/linux/kvm_prefetch.h \
@@ -81,7 +89,14 @@ selftests-build: $(MODULES_DEP)
 		[ $$run = $$t ] || cp $(ST_OUT)/bin/$$t $(ST_OUT)/bin/$$run; \
 		echo "$$args" > $(ST_OUT)/bin/$$run.args; \
 	done; \
-	echo "selftests: $$(ls $(ST_OUT)/bin | grep -vc '\.args$$') runs," \
+	cat /dev/null $(ST_TIMEOUTS) | sed -e '/^#/d' -e '/^[[:space:]]*$$/d' | \
+	while read -r run secs; do \
+		case $$known in *" $$run "*) continue ;; esac; \
+		[ -e $(ST_OUT)/bin/$$run ] || \
+			{ echo "selftests: $(ST_TIMEOUTS): no run $$run" >&2; exit 1; }; \
+		echo "$$secs" > $(ST_OUT)/bin/$$run.timeout; \
+	done; \
+	echo "selftests: $$(ls $(ST_OUT)/bin | grep -vc -e '\.args$$' -e '\.timeout$$') runs," \
 		"$$(echo $$known | wc -w) not run (tcg-known-failures.txt)"
 
 selftests: selftests-build
