@@ -31,7 +31,7 @@ cocci: deps $(MODULES_DEP)
 # their objects between runs, so only the first run compiles everything.
 sparse: deps $(MODULES_DEP)
 	@mkdir -p $(RESULTS)
-	@cocci/run-sparse.sh $(KHEADERS) $(TREE) $(PRISTINE) \
+	@IN_ROOT="$(IN_ROOT)" cocci/run-sparse.sh $(KHEADERS) $(TREE) $(PRISTINE) \
 		$(TOP)/arch/x86/Kbuild.oot $(BUILD) | tee $(RESULTS)/sparse.txt
 
 # checkpatch message types we do not fix, and why:
@@ -56,5 +56,5 @@ checkpatch: deps $(if $(NOBUILD),,patches)
 
 policy-build: deps $(MODULES_DEP)
 	@mkdir -p $(RESULTS)
-	@cocci/run-policy-build.sh $(KHEADERS) $(TREE) $(BUILD)/policy-build | \
+	@IN_ROOT="$(IN_ROOT)" cocci/run-policy-build.sh $(KHEADERS) $(TREE) $(BUILD)/policy-build | \
 		tee $(RESULTS)/policy-build.txt

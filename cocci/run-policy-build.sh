@@ -14,6 +14,10 @@
 #  - good: the policy API only, builds without a warning.
 # Prints PASS:/FAIL: lines and ends with "policy-build: N passed, N failed".
 #
+# IN_ROOT (environment, the Makefile's): the command kbuild runs under
+# for a base built in a build root (7.3: "scripts/in-root.sh <root>";
+# <kernel headers> is a path in that root); empty: on the host.
+#
 # Usage: run-policy-build.sh <kernel headers> <patched tree> <work dir>
 #   <patched tree>: its include/ and arch/x86/kvm/Module.symvers are used.
 
@@ -23,6 +27,8 @@ TREE=$(cd "$2" && pwd) || exit 2
 WORK=$3
 FIXTURE=$(cd "$(dirname "$0")/tests/policy_build" && pwd) || exit 2
 MODULE=kvm-prefetch-build
+# IN_ROOT is a command and its arguments, split at blanks.
+read -r -a in_root <<< "${IN_ROOT:-}"
 pass=0
 fail=0
 
@@ -38,7 +44,7 @@ build() {
 	cp "$FIXTURE"/* "$dir"/
 	# The kernel's Makefile unexports LC_ALL: plain quotes in gcc's
 	# messages need the other locale variables.
-	LANG=C LC_CTYPE=C LC_MESSAGES=C make -C "$KHEADERS" M="$dir" \
+	LANG=C LC_CTYPE=C LC_MESSAGES=C "${in_root[@]}" make -C "$KHEADERS" M="$dir" \
 		KVM_PREFETCH_INCLUDE="$TREE/include" \
 		KBUILD_EXTRA_SYMBOLS="$TREE/arch/x86/kvm/Module.symvers" \
 		POLICY_BUILD_CASE="$2" POLICY_BUILD_DEFINES="$3" \
@@ -61,7 +67,10 @@ if ! [ -s "$TREE/arch/x86/kvm/Module.symvers" ]; then
 fi
 
 undeclared="error: implicit declaration of function 'kvm_prefetch_decide'"
+# modpost says "..." [<path>.ko] undefined! on 6.1 and 6.12, and
+# <name>.ko: symbol '...' undefined! on 7.3.
 undefined="ERROR: modpost: \"kvm_prefetch_decide\" \[$WORK/internal-header/$MODULE.ko\] undefined!"
+undefined_new="ERROR: modpost: $MODULE.ko: symbol 'kvm_prefetch_decide' undefined!"
 
 if build api-only internal ""; then
 	nok_log api-only "built, but kvm_prefetch_decide() must be undeclared"
@@ -75,7 +84,7 @@ if build internal-header internal -DPOLICY_BUILD_INTERNAL_HEADER; then
 	nok_log internal-header "built, but kvm_prefetch_decide must not be exported"
 elif ! [ -e "$WORK/internal-header/internal.o" ]; then
 	nok_log internal-header "did not compile"
-elif ! grep -qx "$undefined" "$WORK/internal-header.log" ||
+elif ! grep -qx -e "$undefined" -e "$undefined_new" "$WORK/internal-header.log" ||
      [ "$(grep -c 'undefined!' "$WORK/internal-header.log")" -ne 1 ]; then
 	nok_log internal-header "modpost did not fail on kvm_prefetch_decide alone"
 else

@@ -9,6 +9,11 @@
 # not count however our patches move them.  Prints PASS:/FAIL: lines, one
 # per checked file, and ends with "sparse: N passed, N failed".
 #
+# IN_ROOT (environment, the Makefile's): the command kbuild runs under
+# for a base built in a build root (7.3: "scripts/in-root.sh <root>",
+# whose sparse then checks; <kernel headers> is a path in that root);
+# empty: kbuild and sparse run on the host.
+#
 # Usage: run-sparse.sh <kernel headers> <patched tree> <pristine tree>
 #			<Kbuild.oot> <work dir>
 
@@ -19,6 +24,8 @@ PRISTINE=$3
 KBUILD_OOT=$4
 WORK=$5
 JOBS=$(nproc)
+# IN_ROOT is a command and its arguments, split at blanks.
+read -r -a in_root <<< "${IN_ROOT:-}"
 SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
 # Our files, at their paths in the tree.
 OURS=$(cd "$SCRIPTS/.." && scripts/layout.sh kvm-sources | cut -d' ' -f2) ||
@@ -41,7 +48,7 @@ sync_tree() {
 
 # Run sparse through kbuild over the tree $WORK/$1; logs to $LOGS/$1.*.
 check_tree() {
-	make -C "$KHEADERS" M="$WORK/$1/arch/x86/kvm" C=2 CHECK=sparse \
+	"${in_root[@]}" make -C "$KHEADERS" M="$WORK/$1/arch/x86/kvm" C=2 CHECK=sparse \
 		CF=-fmax-warnings=unlimited -j"$JOBS" modules \
 		> "$LOGS/$1.out" 2> "$LOGS/$1.err"
 }
@@ -83,6 +90,17 @@ for t in sparse-patched sparse-pristine; do
 	if ! check_tree "$t"; then
 		echo "FAIL: sparse: the build of $t failed (see $LOGS/$t.err):"
 		grep -E 'error|Error' "$LOGS/$t.err" | head -20 | sed 's/^/  /'
+		echo "sparse: $pass passed, 1 failed"
+		exit 1
+	fi
+	# Since 6.x kbuild runs the checker only if it parses the kernel's
+	# headers (scripts/checker-valid.sh), else it warns and builds
+	# unchecked: that is no pass.
+	if grep -q 'specified, but .* is not available or not up to date' "$LOGS/$t.err" ||
+	   ! grep -q '^ *CHECK ' "$LOGS/$t.out"; then
+		echo "FAIL: sparse: kbuild ran no checker over $t:"
+		grep -E 'checker-valid|not available or not up to date' "$LOGS/$t.err" |
+			head -5 | sed 's/^/  /'
 		echo "sparse: $pass passed, 1 failed"
 		exit 1
 	fi
