@@ -8,8 +8,11 @@
 ///    kvm_prefetch_ops) are called only by the policy core,
 ///    virt/kvm/prefetch.c and virt/kvm/prefetch_vm.c;
 ///  - KVM_PREFETCH_AUTO, the origin of prefetch faults, is produced only by
-///    the engine, arch/x86/kvm/mmu/prefetch.c: elsewhere it may only be
-///    compared against (==, !=, a case label, BIT()).
+///    the engine, arch/x86/kvm/mmu/prefetch.c (and its base's header
+///    prefetch_fault.h; on 7.3, where kvm_mmu_do_page_fault() is static to
+///    mmu.c, by the engine's entry there, kvm_mmu_prefetch_fault()):
+///    elsewhere it may only be compared against (==, !=, a case label,
+///    BIT()).
 ///
 // Confidence: High
 // Comments: the callback check needs the type of the ops pointer, from
@@ -25,7 +28,14 @@ virtual report
 # Tree paths: run-cocci.sh runs the rules over the patched tree, where
 # scripts/layout.sh has put kvm-policy/ at virt/kvm/.
 CORE = ("virt/kvm/prefetch.c", "virt/kvm/prefetch_vm.c")
-ENGINE = ("arch/x86/kvm/mmu/prefetch.c",)
+ENGINE = ("arch/x86/kvm/mmu/prefetch.c", "arch/x86/kvm/mmu/prefetch_fault.h")
+# The engine's entry into the fault path, where that path is static.
+ENGINE_ENTRY = ("arch/x86/kvm/mmu/mmu.c", "kvm_mmu_prefetch_fault")
+
+def in_engine(p):
+    return in_files(p, ENGINE) or \
+        (in_files(p, ENGINE_ENTRY[:1]) and
+         p[0].current_element == ENGINE_ENTRY[1])
 dispatch_sites = []
 
 def in_files(p, paths):
@@ -176,7 +186,7 @@ case KVM_PREFETCH_AUTO@p:
 
 @auto_use@
 position p != {auto_cmp.p, auto_case.p};
-position p1 : script:python() { not in_files(p1, ENGINE) };
+position p1 : script:python() { not in_engine(p1) };
 @@
 
 KVM_PREFETCH_AUTO@p@p1

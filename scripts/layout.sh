@@ -93,7 +93,7 @@ kp_series() {
 		echo "layout.sh: no base $KP_BASE ($KP_BASE_DIR/series)" >&2
 		return 1
 	}
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$KP_BASE_DIR/|" \
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' -e "s|^|$KP_BASE_DIR/|" \
 		"$KP_BASE_DIR/series"
 }
 

@@ -66,12 +66,20 @@ base_files() {
 is_backport() {
 	sed -n '/^$/,/^---$/p' "$1" | grep -qE '^commit [0-9a-f]{12,40} upstream\.$'
 }
+# A hook patch the new files need before them says so in the series
+# ("# before the new files" after its name; 7.3's list of the exports
+# that other modules may use, which its build checks): it comes with the
+# backports.
+before_files() {
+	grep -qE "^${1#"$KP_BASE_DIR"/}[[:space:]]+# before the new files" \
+		"$KP_BASE_DIR/series"
+}
 series=$(kp_series)
 ours=
 for p in $series; do
-	if is_backport "$TOP/$p"; then
+	if is_backport "$TOP/$p" || before_files "$p"; then
 		[ -z "$ours" ] || {
-			echo "make-patches: backport $p follows $ours in the series" >&2
+			echo "make-patches: $p must come before $ours in the series" >&2
 			exit 1
 		}
 		git_id am -q "$TOP/$p"

@@ -91,8 +91,11 @@ static inline int kvm_mmu_prefetch_gmem_faultin(struct kvm_vcpu *vcpu,
 	return RET_PF_RETRY;
 }
 
-/* Walk the SPTEs of [@start, @end) under @root, down to 4 KiB. */
+/*
+ * Walk the SPTEs of [@start, @end) under @root, down to 4 KiB.  This
+ * base's walk does not take the VM.
+ */
 #define for_each_prefetch_tdp_pte(iter, kvm, root, start, end) \
-	for_each_tdp_pte(iter, root, start, end)
+	for_each_tdp_pte(iter, ((void)(kvm), (root)), start, end)
 
 #endif /* __KVM_X86_MMU_PREFETCH_FAULT_H */
