@@ -31,7 +31,7 @@ cocci: deps $(MODULES_DEP)
 # their objects between runs, so only the first run compiles everything.
 sparse: deps $(MODULES_DEP)
 	@mkdir -p $(RESULTS)
-	@IN_ROOT="$(IN_ROOT)" cocci/run-sparse.sh $(KHEADERS) $(TREE) $(PRISTINE) \
+	@IN_ROOT="$(IN_ROOT)" KHEADERS_DIR="$(KHEADERS_DIR)" cocci/run-sparse.sh $(KHEADERS) $(TREE) $(PRISTINE) \
 		$(TOP)/arch/x86/Kbuild.oot $(BUILD) | tee $(RESULTS)/sparse.txt
 
 # checkpatch message types we do not fix, and why:
