@@ -76,7 +76,14 @@ before_files() {
 }
 series=$(kp_series)
 ours=
+backports=0
+prep=0
 for p in $series; do
+	if is_backport "$TOP/$p"; then
+		backports=$((backports + 1))
+	elif before_files "$p"; then
+		prep=$((prep + 1))
+	fi
 	if is_backport "$TOP/$p" || before_files "$p"; then
 		[ -z "$ours" ] || {
 			echo "make-patches: $p must come before $ours in the series" >&2
@@ -118,8 +125,17 @@ git_id format-patch -q --no-signature -o "$OUT" --cover-letter \
 subject=$(sed -e 's/[\/&]/\\&/g' "$MSGS/cover.subject")
 # The cover letter's numbers are the results the repository holds.
 "$TOP/scripts/cover-numbers.sh" "$KP_BASE" > "$PG.numbers"
+# What comes before the new files, in the cover letter's words.
+case $backports/$prep in
+0/0)	first="There is no backport." ;;
+1/0)	first="Patch 1 is a backport of an upstream commit (its changelog names it)." ;;
+*/0)	first="Patches 1-$backports are backports of upstream commits (their changelogs name them)." ;;
+0/1)	first="Patch 1 lists the exports the new files add, which the build checks." ;;
+*)	first="The first $((backports + prep)) patches are backports of upstream commits and what the new files need first." ;;
+esac
 sed -e "/@@NUMBERS@@/{r $PG.numbers" -e 'd}' \
-	-e "s/@@BASE@@/$KP_BASE $VERSION/" sysfs-docs/cover-letter.txt > "$PG.blurb"
+	-e "s/@@BASE@@/$KP_BASE $VERSION/" -e "s/@@FIRST@@/$first/" \
+	sysfs-docs/cover-letter.txt > "$PG.blurb"
 sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/$subject/" \
 	-e "/\*\*\* BLURB HERE \*\*\*/{r $PG.blurb" -e 'd}' \
 	"$OUT/0000-cover-letter.patch"
