@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KVM_PRE_FAULT_MEMORY on arm64's stage 2 (backported to 6.1, hook patch
- * 0005): the architecture's part of the generic loop in
- * virt/kvm/pre_fault.c.  One call maps the piece of guest memory at
+ * KVM_PRE_FAULT_MEMORY on arm64's stage 2 (hook patch 0005: backported to
+ * 6.1, added on 7.3): the architecture's part of the generic loop
+ * kvm_vcpu_pre_fault_memory() (6.1: virt/kvm/pre_fault.c of the series;
+ * 7.3: kvm_main.c's own).  One call maps the piece of guest memory at
  * range->gpa as the guest's own read of it would: user_mem_abort() with
  * vcpu->arch.fault set up as a stage-2 translation fault at level 3 on a
  * data read from EL1, then restored.  The fault path does everything a
@@ -23,6 +24,7 @@
 #include <kvm/prefetch.h>
 
 #include "prefetch_s2.h"
+#include "prefetch_s2_base.h"
 
 /* A data abort from EL1: stage-2 translation fault, level 3, a read. */
 #define PRE_FAULT_ESR	(((u64)ESR_ELx_EC_DABT_LOW << ESR_ELx_EC_SHIFT) | \
@@ -35,8 +37,8 @@
 static u64 pre_fault_mapped(struct kvm_vcpu *vcpu, phys_addr_t ipa)
 {
 	struct kvm *kvm = vcpu->kvm;
+	prefetch_s2_level_t level = 0;
 	kvm_pte_t pte = 0;
-	u32 level = 0;
 	u64 size = 0;
 
 	read_lock(&kvm->mmu_lock);
@@ -77,10 +79,12 @@ long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
 
 	if (!kvm_arch_prefetch_supported(kvm))
 		return -EOPNOTSUPP;
-	/* arm.c's kvm_vcpu_initialized(), which is static there */
-	if (vcpu->arch.target < 0)
+	if (!prefetch_s2_vcpu_initialized(vcpu))
 		return -ENOEXEC;
-	if (ipa >= kvm_phys_size(kvm))
+	/* A vCPU in a nested guest: its stage 2 is not the VM's. */
+	if (!prefetch_s2_mmu_canonical(vcpu))
+		return -EOPNOTSUPP;
+	if (ipa >= prefetch_s2_phys_size(kvm))
 		return -ENOENT;
 	slot = gfn_to_memslot(kvm, ipa >> PAGE_SHIFT);
 	if (!slot)
@@ -99,7 +103,7 @@ long kvm_arch_vcpu_pre_fault_memory(struct kvm_vcpu *vcpu,
 			return -EINTR;
 		vcpu->arch.fault.esr_el2 = PRE_FAULT_ESR;
 		vcpu->arch.fault.far_el2 = 0;
-		vcpu->arch.fault.hpfar_el2 = (ipa >> 12) << 4;
+		vcpu->arch.fault.hpfar_el2 = prefetch_s2_hpfar(ipa);
 		vcpu->arch.pre_fault = true;
 		ret = kvm_arm_user_mem_abort(vcpu, ipa, slot, hva);
 		vcpu->arch.pre_fault = false;

@@ -20,8 +20,13 @@
  *    host gave it writable (read-only memslot: never), executable only
  *    where the fault path would map it so without an exec fault (DIC);
  *  - memslots the core refuses (dirty logging, KVM's own, being deleted
- *    or moved) get no window, nor do VMs with MTE (their pages' tags
- *    would have to be initialised first, as the fault path does).
+ *    or moved) get no window, nor do memslots of guest_memfd memory, nor
+ *    VMs with MTE (their pages' tags would have to be initialised first,
+ *    as the fault path does), nor a vCPU on a nested guest's shadow
+ *    stage 2.
+ *
+ * What the base kernels name or call differently is in prefetch_s2_base.h
+ * (arch/arm64/<base>/kvm/).
  *
  * The scan is x86's (sysfs-docs/design.rst, "The engine"): forward from
  * the block the fault installed to the window's end, stepping over what
@@ -56,6 +61,7 @@
 #include <kvm/prefetch.h>
 
 #include "prefetch_s2.h"
+#include "prefetch_s2_base.h"
 
 /**
  * kvm_arch_prefetch_supported() - can prefetch run for a VM?
@@ -77,7 +83,7 @@ bool kvm_arch_prefetch_supported(struct kvm *kvm)
 /* 4 KiB pages that one last-level stage-2 table maps: one 2 MiB block. */
 #define PREFETCH_TABLE_PAGES	PTRS_PER_PTE
 /* The stage-2 level of a 2 MiB block entry. */
-#define PREFETCH_BLOCK_LEVEL	(KVM_PGTABLE_MAX_LEVELS - 2)
+#define PREFETCH_BLOCK_LEVEL	(PREFETCH_S2_LAST_LEVEL - 1)
 
 /*
  * The per-exit budget, x86's: a window is mapped while the vCPU is out of
@@ -151,8 +157,8 @@ static gfn_t prefetch_skip_mapped(struct prefetch_walk *w, gfn_t gfn,
 	for (n = 0; n < PREFETCH_SKIP && gfn < end &&
 	     w->scanned < PREFETCH_EXIT_MAX; n++) {
 		struct kvm_pgtable *pgt = w->vcpu->arch.hw_mmu->pgt;
+		prefetch_s2_level_t level;
 		kvm_pte_t pte;
-		u32 level;
 		u64 pages;
 
 		if (kvm_pgtable_get_leaf(pgt, gfn_to_gpa(gfn), &pte, &level) ||
@@ -183,12 +189,12 @@ static enum prefetch_end prefetch_batch(struct prefetch_walk *w, gfn_t gfn,
 	enum kvm_pgtable_prot prot;
 	struct kvm_pgtable *pgt;
 	int got, done = 0, i;
+	prefetch_s2_level_t level;
 	kvm_pte_t pte;
-	u32 level;
 	hva_t hva;
 
 	/* The tables a batch may need: those of one last-level table. */
-	if (kvm_mmu_topup_memory_cache(mc, kvm_mmu_cache_min_pages(kvm)))
+	if (kvm_mmu_topup_memory_cache(mc, prefetch_s2_cache_min_pages(kvm)))
 		return PREFETCH_STOP;
 
 	/* The host pages, up to the first the host does not give. */
@@ -228,7 +234,7 @@ static enum prefetch_end prefetch_batch(struct prefetch_walk *w, gfn_t gfn,
 				goto out_unlock;
 			}
 			if (kvm_pte_valid(pte) &&
-			    level < KVM_PGTABLE_MAX_LEVELS - 1) {
+			    level < PREFETCH_S2_LAST_LEVEL) {
 				u64 pages = kvm_granule_size(level) >> PAGE_SHIFT;
 
 				done = ALIGN_DOWN(g, pages) + pages - gfn;
@@ -239,17 +245,16 @@ static enum prefetch_end prefetch_batch(struct prefetch_walk *w, gfn_t gfn,
 		prot = KVM_PGTABLE_PROT_R;
 		if (writable[done])
 			prot |= KVM_PGTABLE_PROT_W;
-		if (cpus_have_const_cap(ARM64_HAS_CACHE_DIC))
+		if (prefetch_s2_have_dic())
 			prot |= KVM_PGTABLE_PROT_X;
-		if (kvm_pgtable_stage2_map(pgt, gfn_to_gpa(g), PAGE_SIZE,
-					   __pfn_to_phys(pfns[done]), prot,
-					   mc)) {
+		if (prefetch_s2_map(pgt, gfn_to_gpa(g), PAGE_SIZE,
+				    __pfn_to_phys(pfns[done]), prot, mc)) {
 			res = PREFETCH_STOP;
 			goto out_unlock;
 		}
 		/* No stage-2 dirty bit: a writable mapping dirties the page. */
 		if (writable[done])
-			kvm_set_pfn_dirty(pfns[done]);
+			prefetch_s2_set_pfn_dirty(pfns[done]);
 		w->mapped++;
 	}
 	/*
@@ -338,8 +343,8 @@ static enum prefetch_block_end prefetch_block(struct prefetch_walk *w,
 	struct kvm_pgtable *pgt;
 	bool writable;
 	kvm_pfn_t pfn;
+	prefetch_s2_level_t level;
 	kvm_pte_t pte;
-	u32 level;
 	hva_t hva;
 
 	/* Inside the memslot, and the same offset in a block on both sides. */
@@ -349,7 +354,7 @@ static enum prefetch_block_end prefetch_block(struct prefetch_walk *w,
 	    (slot->userspace_addr & (PMD_SIZE - 1)))
 		return PREFETCH_BLOCK_PAGES;
 	if (kvm_mmu_topup_memory_cache(&vcpu->arch.mmu_page_cache,
-				       kvm_mmu_cache_min_pages(kvm)))
+				       prefetch_s2_cache_min_pages(kvm)))
 		return PREFETCH_BLOCK_STOP;
 
 	pfn = kvm_prefetch_gfn_to_pfn(slot, gfn, w->gup, &writable, &hva);
@@ -376,16 +381,15 @@ static enum prefetch_block_end prefetch_block(struct prefetch_walk *w,
 	prot = KVM_PGTABLE_PROT_R;
 	if (writable)
 		prot |= KVM_PGTABLE_PROT_W;
-	if (cpus_have_const_cap(ARM64_HAS_CACHE_DIC))
+	if (prefetch_s2_have_dic())
 		prot |= KVM_PGTABLE_PROT_X;
-	if (kvm_pgtable_stage2_map(pgt, gfn_to_gpa(gfn), PMD_SIZE,
-				   __pfn_to_phys(pfn), prot,
-				   &vcpu->arch.mmu_page_cache)) {
+	if (prefetch_s2_map(pgt, gfn_to_gpa(gfn), PMD_SIZE, __pfn_to_phys(pfn),
+			    prot, &vcpu->arch.mmu_page_cache)) {
 		res = PREFETCH_BLOCK_STOP;
 		goto out_unlock;
 	}
 	if (writable)
-		kvm_set_pfn_dirty(pfn);
+		prefetch_s2_set_pfn_dirty(pfn);
 	w->mapped += PREFETCH_TABLE_PAGES;
 	res = PREFETCH_BLOCK_MAPPED;
 out_unlock:
@@ -503,7 +507,8 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
 
-	if (!kvm_prefetch_slot_allowed(slot) || kvm_has_mte(kvm))
+	if (!kvm_prefetch_slot_allowed(slot) || prefetch_s2_slot_gmem(slot) ||
+	    kvm_has_mte(kvm) || !prefetch_s2_mmu_canonical(vcpu))
 		return;
 
 	f = (struct kvm_prefetch_fault) {
@@ -518,7 +523,7 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 	if (!kvm_prefetch_decide(kvm, &f, &w))
 		return;
 	if (!kvm_prefetch_clip_window(&w, slot->base_gfn, slot->npages,
-				      (kvm_phys_size(kvm) >> PAGE_SHIFT) - 1,
+				      (prefetch_s2_phys_size(kvm) >> PAGE_SHIFT) - 1,
 				      &start, &end))
 		return;
 
