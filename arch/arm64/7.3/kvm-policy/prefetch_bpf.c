@@ -1,0 +1,1 @@
+../../../x86/6.12/kvm-policy/prefetch_bpf.c
