@@ -3,12 +3,13 @@
 /// arm64's stage-2 prefetch has one way in, and maps only under the
 /// mmu_notifier retry check:
 ///  - the engine, kvm_arm_prefetch(), is called only from
-///    user_mem_abort(), from one place, under a test of
+///    user_mem_abort() (6.1; on 7.3 from kvm_s2_fault_map(), the part of
+///    it that maps), from one place, under a test of
 ///    kvm_prefetch_may_open(), and never while that function holds
 ///    mmu_lock (the engine takes it itself, and its GUP may take
 ///    mmap_lock, which nests outside mmu_lock);
 ///  - in the engine, arch/arm64/kvm/prefetch.c, no kvm_pgtable_stage2_map()
-///    is reached on any path that has not taken mmu_lock for write, that
+///    (or its per-base wrapper prefetch_s2_map()) is reached on any path that has not taken mmu_lock for write, that
 ///    dropped it since, or that took it without an mmu_invalidate_retry()
 ///    test after: a page mapped behind the back of an invalidation that
 ///    has begun would outlive the host's unmapping of it.
@@ -48,11 +49,12 @@ modes.add("org")
 // ---- the engine's entry point ----------------------------------------
 
 @dispatch@
+identifier F = {user_mem_abort, kvm_s2_fault_map};
 expression K, C;
 position p;
 @@
 
-user_mem_abort(...)
+F(...)
 {
 	<...
 	if (kvm_prefetch_may_open(K) && C)
@@ -99,9 +101,12 @@ position p;
 write_lock(&L->mmu_lock);
 |
 read_lock(&L->mmu_lock);
+|
+kvm_fault_lock(L);
 )
 ... when != write_unlock(&L->mmu_lock)
     when != read_unlock(&L->mmu_lock)
+    when != kvm_fault_unlock(L)
 kvm_arm_prefetch@p(...)
 
 @script:python depends on org || report@
@@ -120,7 +125,11 @@ position p : script:python() { in_files(p, ENGINE) };
 F(...)
 {
 	... when != write_lock(...)
+(
 	kvm_pgtable_stage2_map@p(...)
+|
+	prefetch_s2_map@p(...)
+)
 	...
 }
 
@@ -138,7 +147,11 @@ position p : script:python() { in_files(p, ENGINE) };
 
 write_unlock(&L->mmu_lock);
 ... when != write_lock(...)
+(
 kvm_pgtable_stage2_map@p(...)
+|
+prefetch_s2_map@p(...)
+)
 
 @script:python depends on org || report@
 p << map_dropped.p;
@@ -154,7 +167,11 @@ position p : script:python() { in_files(p, ENGINE) };
 
 write_lock(&L->mmu_lock);
 ... when != mmu_invalidate_retry(...)
+(
 kvm_pgtable_stage2_map@p(...)
+|
+prefetch_s2_map@p(...)
+)
 
 @script:python depends on org || report@
 p << map_unchecked.p;
