@@ -29,28 +29,49 @@
 .PHONY: arm64-deps arm64-kernel arm64-policy-modules arm64-vm-test check-arm64 \
 	arm64-record
 
+# KERNEL=7.3: Debian 13 backports' linux-source-7.3, from the kernel set
+# that make deps KERNEL=7.3 unpacks (scripts/trixie-root.sh, $(BUILD)),
+# or ARM64_SRC_TARBALL and ARM64_SRC_VERSION given; its own build
+# directory, build/arm64-7.3, and config fragment.  Debian 12's gcc-12
+# cross compiler builds it: the flags it lacks (-fmin-function-alignment)
+# are tested for, and allnoconfig asks for nothing else gcc-12 lacks.
+ARM64_COMMON_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	qemu-system-arm bc flex bison libssl-dev cpio gzip make rsync \
+	coccinelle git
+ifeq ($(KERNEL),7.3)
+ARM64_BASE := 7.3
+ARM64_OUT := $(TOP)/build/arm64-7.3
+ARM64_SRC_PKG := linux-source-7.3
+ARM64_DEB_PKGS := $(ARM64_COMMON_PKGS)
+ARM64_SRC_TARBALL ?= $(SRC_TARBALL)
+ARM64_SRC_VERSION ?= $(SRC_VERSION)
+ARM64_CONFIG := $(TOP)/arch/arm64/7.3/kvm-virt.config
+else
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
 ARM64_SRC_PKG := linux-source-$(ARM64_BASE)
-ARM64_DEB_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	qemu-system-arm $(ARM64_SRC_PKG) bc flex bison libssl-dev cpio gzip \
-	make rsync coccinelle git
+ARM64_DEB_PKGS := $(ARM64_COMMON_PKGS) $(ARM64_SRC_PKG)
+ARM64_SRC_TARBALL := /usr/src/$(ARM64_SRC_PKG).tar.xz
+ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
+ARM64_CONFIG := $(TOP)/arch/arm64/kvm-virt.config
+endif
 ARM64_PLANT ?=
 ARM64_TESTS ?=
 ARM64_RECORD := $(ARM64_OUT)/last-run.txt
-ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
 
 # The test VM's outer emulator is make deps' build/qemu-current (the same
 # packages, so that a tree with both fetches it once).
 arm64-deps:
 	@scripts/deps.sh $(ARM64_DEB_PKGS)
+	@[ "$(ARM64_BASE)" = 6.1 ] || [ -f "$(ARM64_SRC_TARBALL)" ] || \
+		scripts/trixie-root.sh $(ARM64_BASE) $(BUILD)
 	@scripts/qemu-current.sh $(TOP)/build/qemu-current qemu-system-x86 qemu-system-arm
 
 arm64-kernel: arm64-deps
 	@OUT=$(ARM64_OUT) SRC_PKG=$(ARM64_SRC_PKG) \
-		SRC_VERSION=$(ARM64_SRC_VERSION) \
-		SRC_TARBALL=/usr/src/$(ARM64_SRC_PKG).tar.xz \
-		CONFIG_FRAGMENT=$(TOP)/arch/arm64/kvm-virt.config \
+		SRC_VERSION="$(ARM64_SRC_VERSION)" \
+		SRC_TARBALL="$(ARM64_SRC_TARBALL)" \
+		CONFIG_FRAGMENT=$(ARM64_CONFIG) \
 		KP_BASE=$(ARM64_BASE) JOBS=2 ARM64_PLANT="$(ARM64_PLANT)" \
 		scripts/arm64-kernel.sh
 
