@@ -19,14 +19,15 @@
 # ARM64_OUT (the build, default: the Image's directory), CHECKPATCH_IGNORE,
 # CHECK_TIMEOUT (seconds for the VM run, default 1200), ARM64_PLANT (the
 # plants the kernel was built with: named in the record's header), the
-# VM's KP_OUTER, KP_TCG, KP_SMP (tests/arm64/run-vm.sh).  Kernel args
+# VM's KP_OUTER, KP_TCG, KP_SMP (tests/arm64/run-vm.sh), ARM64_TRACKED (the
+# base's tracked record, default tests/arm64/last-run.txt).  Kernel args
 # kp.tests=a,b (a partial run) are named in the header too.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 image=$1 out=$2 record=$3
 shift 3
 # The tracked record does not make the tree count as changed.
-rel=tests/arm64/last-run.txt
+rel=${ARM64_TRACKED:-tests/arm64/last-run.txt}
 mkdir -p "$(dirname "$record")"
 tmp=$(mktemp) static=$(mktemp)
 trap 'rm -f "$tmp" "$static"' EXIT

@@ -46,6 +46,7 @@ ARM64_DEB_PKGS := $(ARM64_COMMON_PKGS)
 ARM64_SRC_TARBALL ?= $(SRC_TARBALL)
 ARM64_SRC_VERSION ?= $(SRC_VERSION)
 ARM64_CONFIG := $(TOP)/arch/arm64/7.3/kvm-virt.config
+ARM64_TRACKED := tests/arm64/last-run-7.3.txt
 else
 ARM64_BASE := 6.1
 ARM64_OUT := $(TOP)/build/arm64
@@ -54,6 +55,7 @@ ARM64_DEB_PKGS := $(ARM64_COMMON_PKGS) $(ARM64_SRC_PKG)
 ARM64_SRC_TARBALL := /usr/src/$(ARM64_SRC_PKG).tar.xz
 ARM64_SRC_VERSION = $(shell dpkg-query -W -f='$${Version}' $(ARM64_SRC_PKG) 2>/dev/null)
 ARM64_CONFIG := $(TOP)/arch/arm64/kvm-virt.config
+ARM64_TRACKED := tests/arm64/last-run.txt
 endif
 ARM64_PLANT ?=
 ARM64_TESTS ?=
@@ -102,7 +104,7 @@ arm64-vm-test: arm64-kernel arm64-policy-modules
 check-arm64: arm64-kernel arm64-policy-modules
 	@MODULES="$(ARM64_MODULES)" UAPI=$(ARM64_OUT)/uapi/include \
 		ARM64_OUT=$(ARM64_OUT) CHECKPATCH_IGNORE=$(CHECKPATCH_IGNORE) \
-		ARM64_PLANT="$(ARM64_PLANT)" \
+		ARM64_PLANT="$(ARM64_PLANT)" ARM64_TRACKED=$(ARM64_TRACKED) \
 		scripts/arm64-check.sh $(ARM64_OUT)/Image $(ARM64_OUT)/vm \
 		$(ARM64_RECORD) $(if $(ARM64_TESTS),kp.tests=$(ARM64_TESTS))
 
@@ -113,8 +115,8 @@ arm64-record:
 	if grep -q '^# plant:\|^# tests:\|+changes' $$f; then \
 		echo "arm64-record: $$f is of a planted, partial or uncommitted run:" >&2; \
 		head -n 3 $$f >&2; exit 1; fi; \
-	cp $$f $(TOP)/tests/arm64/last-run.txt; \
-	echo "arm64-record: tests/arm64/last-run.txt <- $$f ($$(tail -n 1 $$f))"
+	cp $$f $(TOP)/$(ARM64_TRACKED); \
+	echo "arm64-record: $(ARM64_TRACKED) <- $$f ($$(tail -n 1 $$f))"
 
 # The restore benchmark (tests/arm64/bench/bench_restore.c): the bench
 # programs only (BENCH=1), in their own VM directory.  ARM64_BENCH_ROUNDS
