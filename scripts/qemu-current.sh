@@ -39,9 +39,8 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 pkgs=("${@:-qemu-system-x86}")
 suite=${QEMU_CURRENT_SUITE:-trixie-backports}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+# shellcheck source=scripts/trixie-apt.sh
+. "$(dirname "$0")/trixie-apt.sh"
 
 if [ -z "${QEMU_CURRENT_REFRESH:-}" ] && [ -x "$dir/bin/qemu-system-x86_64" ] &&
    [ "$(sed -n 's/^packages: //p' "$dir/version" 2>/dev/null)" = "${pkgs[*]}" ] &&
@@ -51,19 +50,8 @@ fi
 
 apt_dir=$dir/apt
 rm -rf "$dir/root" "$dir/bin" "$dir/version" "$apt_dir/cache"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir/root" "$dir/bin"
-: > "$apt_dir/status"
-{
-	echo "deb [signed-by=$keyring] $mirror trixie main"
-	echo "deb [signed-by=$keyring] $mirror trixie-updates main"
-	echo "deb [signed-by=$keyring] $security trixie-security main"
-	echo "deb [signed-by=$keyring] $mirror trixie-backports main"
-} > "$apt_dir/sources.list"
-apt_opts=(-qq -o "Dir::State::Lists=$apt_dir/lists"
-	-o "Dir::State::status=$apt_dir/status"
-	-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::Cache=$apt_dir/cache" -o APT::Architecture=amd64
-	-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+mkdir -p "$dir/root" "$dir/bin"
+kp_trixie_apt "$apt_dir"
 
 echo "qemu-current: resolving ${pkgs[*]} in Debian 13 ($suite)"
 apt-get "${apt_opts[@]}" update

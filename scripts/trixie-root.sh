@@ -45,9 +45,8 @@ mkdir -p "$2"
 dir=$(cd "$2" && pwd)
 me=trixie-root
 suite=${TRIXIE_ROOT_SUITE:-trixie-backports}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+# shellcheck source=scripts/trixie-apt.sh
+. "$(dirname "$0")/trixie-apt.sh"
 set_file=$dir/kernel-set
 root=$dir/root
 kdir=$dir/kernel
@@ -79,19 +78,8 @@ fi
 [ "$(id -u)" = 0 ] || { echo "$me: base $BASE is not set up in $dir and this is not root (make deps KERNEL=$BASE)" >&2; exit 1; }
 t0=$(date +%s)
 
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/get"
-: > "$apt_dir/status"
-{
-	echo "deb [signed-by=$keyring] $mirror trixie main"
-	echo "deb [signed-by=$keyring] $mirror trixie-updates main"
-	echo "deb [signed-by=$keyring] $security trixie-security main"
-	echo "deb [signed-by=$keyring] $mirror trixie-backports main"
-} > "$apt_dir/sources.list"
-apt_opts=(-qq -o "Dir::State::Lists=$apt_dir/lists"
-	-o "Dir::State::status=$apt_dir/status"
-	-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::Cache=$apt_dir/cache" -o APT::Architecture=amd64
-	-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+mkdir -p "$apt_dir/get"
+kp_trixie_apt "$apt_dir"
 acache() { apt-cache "${apt_opts[@]}" "$@"; }
 field() {	# field <package> <Field>: of the candidate version
 	acache show --no-all-versions "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -n1
