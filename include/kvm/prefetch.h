@@ -14,6 +14,7 @@
 
 struct kvm_vcpu;
 struct kvm_memory_slot;
+struct seq_file;
 
 /*
  * The built-in policy that never opens a window: the compiled-in default,
@@ -61,6 +62,38 @@ int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 				  bool *writable);
 void kvm_prefetch_put_pfn(kvm_pfn_t pfn);
 void kvm_prefetch_put_page(struct page *page, bool dirty);
+
+/*
+ * Which prefetched pages the guest used (virt/kvm/prefetch_usage.c), on
+ * architectures whose engine reports it (KVM_PREFETCH_USAGE).  The
+ * engine marks what it maps, the MMU accounts entries that go away or
+ * age, and a read of the VM's stats harvests the accessed ones.
+ * kvm_prefetch_usage_tracking() is false until a prefetch marked a page
+ * in the VM: until then the MMU's hooks cost one load and a branch.
+ */
+#ifdef CONFIG_KVM_PREFETCH_USAGE
+#define kvm_prefetch_usage_tracking(kvm)	data_race((kvm)->prefetch_tracking)
+int kvm_prefetch_usage_init(struct kvm *kvm);
+void kvm_prefetch_usage_destroy(struct kvm *kvm);
+void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr);
+void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn, u64 nr);
+void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used);
+void kvm_prefetch_vm_stats_sync(struct kvm *kvm);
+void kvm_prefetch_usage_show(struct seq_file *m, struct kvm *kvm);
+/* Implemented by the architecture. */
+void kvm_arch_prefetch_harvest(struct kvm *kvm, u64 start, u64 end);
+u64 kvm_arch_prefetch_faults_taken(struct kvm *kvm);
+#else
+#define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
+static inline int kvm_prefetch_usage_init(struct kvm *kvm) { return 0; }
+static inline void kvm_prefetch_usage_destroy(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr) {}
+static inline void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn,
+					     u64 nr) {}
+static inline void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn,
+					      u64 nr, bool used) {}
+static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
+#endif
 
 /*
  * A module parameter that is one of @nr names (a NULL name is not
@@ -133,6 +166,8 @@ static inline void kvm_prefetch_exit(void) {}
 static inline int kvm_prefetch_vm_init(struct kvm *kvm) { return 0; }
 static inline void kvm_prefetch_vm_destroy(struct kvm *kvm) {}
 static inline void kvm_prefetch_vm_debugfs(struct kvm *kvm) {}
+static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
+#define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
 static inline long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 					 void __user *argp)
 {

@@ -62,6 +62,7 @@ struct kvm_prefetch_batch {
 	u64 mapped;		/* 4 KiB pages newly mapped */
 	u32 leaves;		/* leaves the walk found mapped or mapped */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
+	gfn_t mark, mark_end;	/* installed, not yet marked for usage */
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
@@ -135,6 +136,17 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 }
 
 /*
+ * Note the run of SPTEs installed since the last call as prefetched and
+ * not accessed (kvm_prefetch_usage_mark()).  With mmu_lock still held:
+ * a zap, which takes it for write, finds them marked.
+ */
+static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
+{
+	kvm_prefetch_usage_mark(b->vcpu->kvm, b->mark, b->mark_end - b->mark);
+	b->mark = b->mark_end;
+}
+
+/*
  * Install a prefetch SPTE at @iter for the page of @gfn (a gfn of the
  * batch inside the SPTE's range).  Return false if another thread changed
  * the SPTE first.
@@ -152,6 +164,12 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
+	/* A run of SPTEs is marked for usage at once, under mmu_lock. */
+	if (iter->gfn != b->mark_end) {
+		prefetch_batch_mark(b);
+		b->mark = iter->gfn;
+	}
+	b->mark_end = iter->gfn + pages;
 	return true;
 }
 
@@ -239,6 +257,7 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end,
 	root = kvm_mmu_prefetch_root(b->vcpu);
 	if (root && !mmu_invalidate_retry(kvm, mmu_seq))
 		prefetch_batch_walk(b, root);
+	prefetch_batch_mark(b);
 	/*
 	 * Under mmu_lock, where a folio may be marked dirty; the pages
 	 * before b->next are mapped, writable if b->writable.
@@ -334,6 +353,8 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	b->mapped = 0;
 	b->leaves = 0;
 	b->spte_4k = 0;
+	b->mark = 0;
+	b->mark_end = 0;
 	prefetch_batch_run(b, end, max);
 	*mapped += b->mapped;
 	*scanned += b->nr ? max_t(u32, b->leaves, 1) : 0;

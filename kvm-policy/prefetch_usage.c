@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KVM prefetch policies: which prefetched pages the guest used.
+ *
+ * The engine maps a window's pages not accessed: the CPU sets the
+ * Accessed bit of a prefetched SPTE (or stage-2 entry) at the guest's
+ * first access, or the entry leaves the access-tracked state where the
+ * MMU has no A/D bits.  Each VM keeps one bit per 4 KiB guest frame that
+ * a prefetch mapped and whose fate is not known yet ("untouched"), in a
+ * bitmap per 2 MiB of guest frames, allocated at the first prefetch
+ * there.  A page leaves the bitmap exactly once:
+ *  - as used, when a harvest (a read of the VM's stats) finds its entry
+ *    accessed, or when aging clears the Accessed bit;
+ *  - as used or unused, when its entry goes away (zap, unmap, memslot
+ *    change, VM destruction) or is split, by the entry's Accessed state.
+ * Each used prefetched entry is one guest fault the window avoided.
+ * The architecture reports those events (kvm_prefetch_usage_account()),
+ * walks its entries for a harvest (kvm_arch_prefetch_harvest(): it calls
+ * kvm_prefetch_usage_account(..., true) for each accessed entry of the
+ * range) and says how many guest faults the VM took
+ * (kvm_arch_prefetch_faults_taken()).
+ *
+ * Bits change with atomic operations only, so that the engine (mmu_lock
+ * held for read), zaps (read or write) and harvests count every page
+ * once.  The counters are VM stats (prefetch_used, prefetch_unused,
+ * prefetch_avoided, prefetch_untouched), brought up to date when the
+ * VM's stats are read.
+ */
+#define pr_fmt(fmt) "kvm-prefetch: " fmt
+
+#include "prefetch_internal.h"
+
+#define USAGE_REGION_SHIFT	9		/* 512 frames, 2 MiB */
+#define USAGE_REGION_PAGES	(1UL << USAGE_REGION_SHIFT)
+#define USAGE_REGION_LONGS	(USAGE_REGION_PAGES / BITS_PER_LONG)
+
+/**
+ * struct kvm_prefetch_usage - one VM's prefetched pages of unknown fate
+ * @regions: gfn >> USAGE_REGION_SHIFT to a bitmap of USAGE_REGION_PAGES
+ *	bits, one per guest frame a prefetch mapped and nobody accounted
+ * @untouched: bits set in @regions
+ * @used: pages the guest used
+ * @unused: pages that went away untouched
+ * @avoided: used prefetched entries, one guest fault each
+ * @untracked: pages not tracked because a bitmap could not be allocated
+ */
+struct kvm_prefetch_usage {
+	struct xarray regions;
+	atomic64_t untouched;
+	atomic64_t used;
+	atomic64_t unused;
+	atomic64_t avoided;
+	atomic64_t untracked;
+};
+
+/**
+ * kvm_prefetch_usage_init() - set up a new VM's usage accounting
+ * @kvm: the VM being created
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kvm_prefetch_usage_init(struct kvm *kvm)
+{
+	struct kvm_prefetch_usage *u;
+
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return -ENOMEM;
+	xa_init(&u->regions);
+	kvm->prefetch_usage = u;
+	return 0;
+}
+
+/**
+ * kvm_prefetch_usage_destroy() - free a VM's usage accounting
+ * @kvm: the VM, with its MMU torn down: no entry can be accounted any more
+ */
+void kvm_prefetch_usage_destroy(struct kvm *kvm)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+	unsigned long idx;
+	void *bits;
+
+	if (!u)
+		return;
+	kvm->prefetch_usage = NULL;
+	xa_for_each(&u->regions, idx, bits)
+		kfree(bits);
+	xa_destroy(&u->regions);
+	kfree(u);
+}
+
+/* The bitmap of @gfn's region; allocated without sleeping if @create. */
+static unsigned long *usage_region(struct kvm_prefetch_usage *u, u64 gfn,
+				   bool create)
+{
+	unsigned long idx = gfn >> USAGE_REGION_SHIFT;
+	unsigned long *bits, *old;
+
+	bits = xa_load(&u->regions, idx);
+	if (bits || !create)
+		return bits;
+	bits = kzalloc(USAGE_REGION_LONGS * sizeof(long),
+		       GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!bits)
+		return NULL;
+	old = xa_cmpxchg(&u->regions, idx, NULL, bits,
+			 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!old)
+		return bits;
+	kfree(bits);
+	return xa_is_err(old) ? NULL : old;
+}
+
+/* The bits of [@first, @first + @nr) of one long, @first % BITS_PER_LONG. */
+static unsigned long usage_mask(unsigned int first, unsigned int nr)
+{
+	return (nr == BITS_PER_LONG ? ~0UL : (1UL << nr) - 1) << first;
+}
+
+/*
+ * Set (@set) or clear the bits of [@gfn, @gfn + @nr).  Return the number
+ * of bits that changed.
+ */
+static u64 usage_update(struct kvm_prefetch_usage *u, u64 gfn, u64 nr,
+			bool set)
+{
+	u64 end = gfn + nr, changed = 0;
+
+	while (gfn < end) {
+		u64 region_end = (gfn | (USAGE_REGION_PAGES - 1)) + 1;
+		u64 stop = min(end, region_end);
+		unsigned long *bits = usage_region(u, gfn, set);
+
+		if (!bits) {
+			if (set)
+				atomic64_add(stop - gfn, &u->untracked);
+			gfn = stop;
+			continue;
+		}
+		while (gfn < stop) {
+			unsigned int bit = gfn % BITS_PER_LONG;
+			unsigned int n = min_t(u64, stop - gfn,
+					       BITS_PER_LONG - bit);
+			atomic_long_t *word = (atomic_long_t *)
+				&bits[(gfn % USAGE_REGION_PAGES) / BITS_PER_LONG];
+			unsigned long mask = usage_mask(bit, n), old;
+
+			if (set) {
+				old = atomic_long_fetch_or(mask, word);
+				changed += hweight_long(mask & ~old);
+			} else {
+				old = atomic_long_fetch_andnot(mask, word);
+				changed += hweight_long(mask & old);
+			}
+			gfn += n;
+		}
+	}
+	return changed;
+}
+
+/**
+ * kvm_prefetch_usage_mark() - note pages a prefetch maps, not accessed
+ * @kvm: the VM
+ * @gfn: the first guest frame
+ * @nr: the number of 4 KiB frames, one entry's (or a run of entries')
+ *
+ * Called by the engine, before the entries are visible to the guest
+ * where it can (the batch, under mmu_lock), else right after.  Never
+ * sleeps; a page whose bitmap cannot be allocated is counted untracked.
+ */
+void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+
+	if (!u || !nr)
+		return;
+	if (!kvm_prefetch_usage_tracking(kvm))
+		WRITE_ONCE(kvm->prefetch_tracking, true);
+	atomic64_add(usage_update(u, gfn, nr, true), &u->untouched);
+}
+
+/**
+ * kvm_prefetch_usage_account() - the fate of entries that map tracked pages
+ * @kvm: the VM
+ * @gfn: the first guest frame of the entry
+ * @nr: the 4 KiB frames it maps
+ * @used: whether the guest accessed the entry
+ *
+ * Tracked pages of the range leave the bitmap and are counted used or
+ * unused; an entry with used pages is one avoided guest fault.  Pages
+ * not tracked (the guest's own faults) count nothing.  Any context.
+ */
+void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+	u64 n;
+
+	if (!u)
+		return;
+	n = usage_update(u, gfn, nr, false);
+	if (!n)
+		return;
+	atomic64_sub(n, &u->untouched);
+	if (used) {
+		atomic64_add(n, &u->used);
+		atomic64_inc(&u->avoided);
+	} else {
+		atomic64_add(n, &u->unused);
+	}
+}
+
+/**
+ * kvm_prefetch_usage_unmark() - forget pages a prefetch did not map after all
+ * @kvm: the VM
+ * @gfn: the first guest frame
+ * @nr: the number of 4 KiB frames
+ */
+void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn, u64 nr)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+
+	if (u && nr)
+		atomic64_sub(usage_update(u, gfn, nr, false), &u->untouched);
+}
+
+/* Harvest every region with tracked pages. */
+static void usage_harvest(struct kvm *kvm, struct kvm_prefetch_usage *u)
+{
+	unsigned long idx;
+	unsigned long *bits;
+
+	xa_for_each(&u->regions, idx, bits) {
+		if (!atomic64_read(&u->untouched))
+			return;
+		if (bitmap_empty(bits, USAGE_REGION_PAGES))
+			continue;
+		kvm_arch_prefetch_harvest(kvm, (u64)idx << USAGE_REGION_SHIFT,
+					  ((u64)idx + 1) << USAGE_REGION_SHIFT);
+		cond_resched();
+	}
+}
+
+/**
+ * kvm_prefetch_vm_stats_sync() - bring the VM's prefetch usage stats up to date
+ * @kvm: the VM, whose stats are about to be read (the binary stats file,
+ *	debugfs); may sleep
+ *
+ * Harvests what the guest used since the last read and copies the
+ * counters into kvm->stat.
+ */
+void kvm_prefetch_vm_stats_sync(struct kvm *kvm)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+
+	if (!u)
+		return;
+	if (atomic64_read(&u->untouched))
+		usage_harvest(kvm, u);
+	WRITE_ONCE(kvm->stat.generic.prefetch_used, atomic64_read(&u->used));
+	WRITE_ONCE(kvm->stat.generic.prefetch_unused,
+		   atomic64_read(&u->unused));
+	WRITE_ONCE(kvm->stat.generic.prefetch_avoided,
+		   atomic64_read(&u->avoided));
+	WRITE_ONCE(kvm->stat.generic.prefetch_untouched,
+		   atomic64_read(&u->untouched));
+}
+
+/* Per mille of @num / @den, or -1 for 0 / 0. */
+static long usage_permille(u64 num, u64 den)
+{
+	return den ? (long)div64_u64(num * 1000, den) : -1;
+}
+
+static void usage_seq_ratio(struct seq_file *m, const char *name, long pm)
+{
+	if (pm < 0)
+		seq_printf(m, " %s=-", name);
+	else
+		seq_printf(m, " %s=%ld.%01ld%%", name, pm / 10, pm % 10);
+}
+
+/**
+ * kvm_prefetch_usage_show() - the VM's usage, for its debugfs file
+ * @m: the file
+ * @kvm: the VM
+ *
+ * One line: the counters, the guest faults the VM took
+ * (kvm_arch_prefetch_faults_taken()), precision = used / (used + unused)
+ * and coverage = avoided / (avoided + faults).
+ */
+void kvm_prefetch_usage_show(struct seq_file *m, struct kvm *kvm)
+{
+	const struct kvm_vm_stat_generic *s = &kvm->stat.generic;
+	u64 faults;
+
+	kvm_prefetch_vm_stats_sync(kvm);
+	faults = kvm_arch_prefetch_faults_taken(kvm);
+	seq_printf(m, "used=%llu unused=%llu untouched=%llu avoided=%llu faults=%llu untracked=%llu",
+		   READ_ONCE(s->prefetch_used), READ_ONCE(s->prefetch_unused),
+		   READ_ONCE(s->prefetch_untouched),
+		   READ_ONCE(s->prefetch_avoided), faults,
+		   kvm->prefetch_usage ?
+		   (u64)atomic64_read(&kvm->prefetch_usage->untracked) : 0);
+	usage_seq_ratio(m, "precision",
+			usage_permille(s->prefetch_used,
+				       s->prefetch_used + s->prefetch_unused));
+	usage_seq_ratio(m, "coverage",
+			usage_permille(s->prefetch_avoided,
+				       s->prefetch_avoided + faults));
+	seq_putc(m, '\n');
+}
