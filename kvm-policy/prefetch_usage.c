@@ -12,7 +12,9 @@
  *  - as used, when a harvest (a read of the VM's stats) finds its entry
  *    accessed, or when aging clears the Accessed bit;
  *  - as used or unused, when its entry goes away (zap, unmap, memslot
- *    change, VM destruction) or is split, by the entry's Accessed state.
+ *    change) or is split, by the entry's Accessed state.
+ * When the VM is destroyed nobody can read its stats any more: its last
+ * zaps account nothing (kvm_prefetch_usage_stop()).
  * Each used prefetched entry is one guest fault the window avoided.
  * The architecture reports those events (kvm_prefetch_usage_account()),
  * walks its entries for a harvest (kvm_arch_prefetch_harvest(): it calls
@@ -22,7 +24,9 @@
  *
  * Bits change with atomic operations only, so that the engine (mmu_lock
  * held for read), zaps (read or write) and harvests count every page
- * once.  The counters are VM stats (prefetch_used, prefetch_unused,
+ * once; marking a page is one atomic OR, nothing else, as it is on the
+ * fault path: the untouched pages are counted when the stats are read.
+ * The counters are VM stats (prefetch_used, prefetch_unused,
  * prefetch_avoided, prefetch_untouched), brought up to date when the
  * VM's stats are read.
  */
@@ -36,17 +40,24 @@
 
 /**
  * struct kvm_prefetch_usage - one VM's prefetched pages of unknown fate
- * @regions: gfn >> USAGE_REGION_SHIFT to a bitmap of USAGE_REGION_PAGES
- *	bits, one per guest frame a prefetch mapped and nobody accounted
- * @untouched: bits set in @regions
+ * @regions: gfn >> USAGE_REGION_SHIFT to a region: a bitmap of
+ *	USAGE_REGION_PAGES bits, one per guest frame a prefetch mapped and
+ *	nobody accounted.  Regions live as long as the VM.
+ * @last: the region used last, a racy cache in front of @regions: a
+ *	window, a batch and a zap mostly stay in one region
  * @used: pages the guest used
  * @unused: pages that went away untouched
  * @avoided: used prefetched entries, one guest fault each
  * @untracked: pages not tracked because a bitmap could not be allocated
  */
+struct usage_region {
+	unsigned long idx;				/* gfn >> USAGE_REGION_SHIFT */
+	unsigned long bits[USAGE_REGION_LONGS];
+};
+
 struct kvm_prefetch_usage {
 	struct xarray regions;
-	atomic64_t untouched;
+	struct usage_region *last;
 	atomic64_t used;
 	atomic64_t unused;
 	atomic64_t avoided;
@@ -78,38 +89,73 @@ int kvm_prefetch_usage_init(struct kvm *kvm)
 void kvm_prefetch_usage_destroy(struct kvm *kvm)
 {
 	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+	struct usage_region *r;
 	unsigned long idx;
-	void *bits;
 
 	if (!u)
 		return;
 	kvm->prefetch_usage = NULL;
-	xa_for_each(&u->regions, idx, bits)
-		kfree(bits);
+	xa_for_each(&u->regions, idx, r)
+		kfree(r);
 	xa_destroy(&u->regions);
 	kfree(u);
 }
 
+/**
+ * kvm_prefetch_usage_stop() - stop accounting, the VM being destroyed
+ * @kvm: the VM, whose last reference is gone: nobody can read its stats
+ *	any more
+ *
+ * Its SPTEs are about to be zapped, all of them: accounting them would
+ * cost every zap and tell nobody anything.
+ */
+void kvm_prefetch_usage_stop(struct kvm *kvm)
+{
+	WRITE_ONCE(kvm->prefetch_tracking, false);
+}
+
+/* usage_region() past its cache. */
+static noinline unsigned long *usage_region_slow(struct kvm *kvm,
+						 struct kvm_prefetch_usage *u,
+						 unsigned long idx, bool create)
+{
+	struct usage_region *r, *old;
+
+	r = xa_load(&u->regions, idx);
+	if (r || !create)
+		goto out;
+	r = kzalloc(sizeof(*r), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!r)
+		return NULL;
+	r->idx = idx;
+	/* Before any bit is set: the MMU's hooks must look from now on. */
+	WRITE_ONCE(kvm->prefetch_tracking, true);
+	old = xa_cmpxchg(&u->regions, idx, NULL, r,
+			 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (old) {
+		kfree(r);
+		if (xa_is_err(old))
+			return NULL;
+		r = old;
+	}
+out:
+	if (!r)
+		return NULL;
+	WRITE_ONCE(u->last, r);
+	return r->bits;
+}
+
 /* The bitmap of @gfn's region; allocated without sleeping if @create. */
-static unsigned long *usage_region(struct kvm_prefetch_usage *u, u64 gfn,
-				   bool create)
+static __always_inline unsigned long *
+usage_region(struct kvm *kvm, struct kvm_prefetch_usage *u, u64 gfn,
+	     bool create)
 {
 	unsigned long idx = gfn >> USAGE_REGION_SHIFT;
-	unsigned long *bits, *old;
+	struct usage_region *r = READ_ONCE(u->last);
 
-	bits = xa_load(&u->regions, idx);
-	if (bits || !create)
-		return bits;
-	bits = kzalloc(USAGE_REGION_LONGS * sizeof(long),
-		       GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
-	if (!bits)
-		return NULL;
-	old = xa_cmpxchg(&u->regions, idx, NULL, bits,
-			 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
-	if (!old)
-		return bits;
-	kfree(bits);
-	return xa_is_err(old) ? NULL : old;
+	if (likely(r && r->idx == idx))
+		return r->bits;
+	return usage_region_slow(kvm, u, idx, create);
 }
 
 /* The bits of [@first, @first + @nr) of one long, @first % BITS_PER_LONG. */
@@ -122,15 +168,15 @@ static unsigned long usage_mask(unsigned int first, unsigned int nr)
  * Set (@set) or clear the bits of [@gfn, @gfn + @nr).  Return the number
  * of bits that changed.
  */
-static u64 usage_update(struct kvm_prefetch_usage *u, u64 gfn, u64 nr,
-			bool set)
+static u64 usage_update(struct kvm *kvm, struct kvm_prefetch_usage *u,
+			u64 gfn, u64 nr, bool set)
 {
 	u64 end = gfn + nr, changed = 0;
 
 	while (gfn < end) {
 		u64 region_end = (gfn | (USAGE_REGION_PAGES - 1)) + 1;
 		u64 stop = min(end, region_end);
-		unsigned long *bits = usage_region(u, gfn, set);
+		unsigned long *bits = usage_region(kvm, u, gfn, set);
 
 		if (!bits) {
 			if (set)
@@ -173,11 +219,47 @@ void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr)
 {
 	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
 
-	if (!u || !nr)
+	if (u && nr)
+		usage_update(kvm, u, gfn, nr, true);
+}
+
+/* Set @bits in the long of the bitmaps that holds @gfn64 (64-aligned). */
+static __always_inline void usage_or(struct kvm *kvm,
+				     struct kvm_prefetch_usage *u, u64 gfn64,
+				     unsigned long bits)
+{
+	unsigned long *b = usage_region(kvm, u, gfn64, true);
+
+	if (!b) {
+		atomic64_add(hweight_long(bits), &u->untracked);
 		return;
-	if (!kvm_prefetch_usage_tracking(kvm))
-		WRITE_ONCE(kvm->prefetch_tracking, true);
-	atomic64_add(usage_update(u, gfn, nr, true), &u->untouched);
+	}
+	atomic_long_or(bits, (atomic_long_t *)
+		       &b[(gfn64 % USAGE_REGION_PAGES) / BITS_PER_LONG]);
+}
+
+/**
+ * kvm_prefetch_usage_mark_mask() - note the pages of a batch
+ * @kvm: the VM
+ * @gfn: the frame of bit 0 of @mask
+ * @mask: bit i set for each frame @gfn + i a prefetch mapped
+ *
+ * kvm_prefetch_usage_mark() of a batch of at most 64 pages at once: one
+ * or two atomic ORs, the fault path's cost of usage accounting.
+ */
+void kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask)
+{
+	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+	unsigned int shift = gfn % BITS_PER_LONG;
+	u64 base = gfn - shift;
+
+	if (!u || !mask)
+		return;
+	if (mask << shift)
+		usage_or(kvm, u, base, mask << shift);
+	if (shift && mask >> (BITS_PER_LONG - shift))
+		usage_or(kvm, u, base + BITS_PER_LONG,
+			 mask >> (BITS_PER_LONG - shift));
 }
 
 /**
@@ -198,10 +280,9 @@ void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
 
 	if (!u)
 		return;
-	n = usage_update(u, gfn, nr, false);
+	n = usage_update(kvm, u, gfn, nr, false);
 	if (!n)
 		return;
-	atomic64_sub(n, &u->untouched);
 	if (used) {
 		atomic64_add(n, &u->used);
 		atomic64_inc(&u->avoided);
@@ -210,35 +291,25 @@ void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
 	}
 }
 
-/**
- * kvm_prefetch_usage_unmark() - forget pages a prefetch did not map after all
- * @kvm: the VM
- * @gfn: the first guest frame
- * @nr: the number of 4 KiB frames
+/*
+ * Harvest every region with tracked pages; return the pages still
+ * tracked after it.
  */
-void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn, u64 nr)
+static u64 usage_harvest(struct kvm *kvm, struct kvm_prefetch_usage *u)
 {
-	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
-
-	if (u && nr)
-		atomic64_sub(usage_update(u, gfn, nr, false), &u->untouched);
-}
-
-/* Harvest every region with tracked pages. */
-static void usage_harvest(struct kvm *kvm, struct kvm_prefetch_usage *u)
-{
+	struct usage_region *r;
 	unsigned long idx;
-	unsigned long *bits;
+	u64 untouched = 0;
 
-	xa_for_each(&u->regions, idx, bits) {
-		if (!atomic64_read(&u->untouched))
-			return;
-		if (bitmap_empty(bits, USAGE_REGION_PAGES))
+	xa_for_each(&u->regions, idx, r) {
+		if (bitmap_empty(r->bits, USAGE_REGION_PAGES))
 			continue;
 		kvm_arch_prefetch_harvest(kvm, (u64)idx << USAGE_REGION_SHIFT,
 					  ((u64)idx + 1) << USAGE_REGION_SHIFT);
+		untouched += bitmap_weight(r->bits, USAGE_REGION_PAGES);
 		cond_resched();
 	}
+	return untouched;
 }
 
 /**
@@ -252,18 +323,18 @@ static void usage_harvest(struct kvm *kvm, struct kvm_prefetch_usage *u)
 void kvm_prefetch_vm_stats_sync(struct kvm *kvm)
 {
 	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
+	u64 untouched = 0;
 
 	if (!u)
 		return;
-	if (atomic64_read(&u->untouched))
-		usage_harvest(kvm, u);
+	if (kvm_prefetch_usage_tracking(kvm))
+		untouched = usage_harvest(kvm, u);
 	WRITE_ONCE(kvm->stat.generic.prefetch_used, atomic64_read(&u->used));
 	WRITE_ONCE(kvm->stat.generic.prefetch_unused,
 		   atomic64_read(&u->unused));
 	WRITE_ONCE(kvm->stat.generic.prefetch_avoided,
 		   atomic64_read(&u->avoided));
-	WRITE_ONCE(kvm->stat.generic.prefetch_untouched,
-		   atomic64_read(&u->untouched));
+	WRITE_ONCE(kvm->stat.generic.prefetch_untouched, untouched);
 }
 
 /* Per mille of @num / @den, or -1 for 0 / 0. */

@@ -75,8 +75,9 @@ void kvm_prefetch_put_page(struct page *page, bool dirty);
 #define kvm_prefetch_usage_tracking(kvm)	data_race((kvm)->prefetch_tracking)
 int kvm_prefetch_usage_init(struct kvm *kvm);
 void kvm_prefetch_usage_destroy(struct kvm *kvm);
+void kvm_prefetch_usage_stop(struct kvm *kvm);
 void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr);
-void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn, u64 nr);
+void kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask);
 void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used);
 void kvm_prefetch_vm_stats_sync(struct kvm *kvm);
 void kvm_prefetch_usage_show(struct seq_file *m, struct kvm *kvm);
@@ -87,9 +88,10 @@ u64 kvm_arch_prefetch_faults_taken(struct kvm *kvm);
 #define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
 static inline int kvm_prefetch_usage_init(struct kvm *kvm) { return 0; }
 static inline void kvm_prefetch_usage_destroy(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_stop(struct kvm *kvm) {}
 static inline void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr) {}
-static inline void kvm_prefetch_usage_unmark(struct kvm *kvm, u64 gfn,
-					     u64 nr) {}
+static inline void kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn,
+						u64 mask) {}
 static inline void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn,
 					      u64 nr, bool used) {}
 static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
@@ -166,6 +168,7 @@ static inline void kvm_prefetch_exit(void) {}
 static inline int kvm_prefetch_vm_init(struct kvm *kvm) { return 0; }
 static inline void kvm_prefetch_vm_destroy(struct kvm *kvm) {}
 static inline void kvm_prefetch_vm_debugfs(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_stop(struct kvm *kvm) {}
 static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
 #define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
 static inline long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,

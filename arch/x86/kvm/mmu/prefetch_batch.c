@@ -62,7 +62,7 @@ struct kvm_prefetch_batch {
 	u64 mapped;		/* 4 KiB pages newly mapped */
 	u32 leaves;		/* leaves the walk found mapped or mapped */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
-	gfn_t mark, mark_end;	/* installed, not yet marked for usage */
+	u64 present;		/* leaves found mapped: bit i for gfn + i */
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
@@ -136,17 +136,6 @@ static u64 prefetch_batch_spte(struct kvm_prefetch_batch *b,
 }
 
 /*
- * Note the run of SPTEs installed since the last call as prefetched and
- * not accessed (kvm_prefetch_usage_mark()).  With mmu_lock still held:
- * a zap, which takes it for write, finds them marked.
- */
-static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
-{
-	kvm_prefetch_usage_mark(b->vcpu->kvm, b->mark, b->mark_end - b->mark);
-	b->mark = b->mark_end;
-}
-
-/*
  * Install a prefetch SPTE at @iter for the page of @gfn (a gfn of the
  * batch inside the SPTE's range).  Return false if another thread changed
  * the SPTE first.
@@ -164,13 +153,42 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
-	/* A run of SPTEs is marked for usage at once, under mmu_lock. */
-	if (iter->gfn != b->mark_end) {
-		prefetch_batch_mark(b);
-		b->mark = iter->gfn;
-	}
-	b->mark_end = iter->gfn + pages;
+	/* Its first pages may lie before the batch (prefetch_batch_mark()). */
+	if (pages > 1)
+		kvm_prefetch_usage_mark(b->vcpu->kvm, iter->gfn, pages);
 	return true;
+}
+
+/* The bits of [@from, @to) in a mask of the batch's pages. */
+static u64 prefetch_batch_mask(struct kvm_prefetch_batch *b, gfn_t from,
+			       gfn_t to)
+{
+	u64 lo = from - b->gfn, hi = min_t(u64, to - b->gfn, 64);
+
+	return lo >= hi ? 0 : GENMASK_ULL(hi - 1, lo);
+}
+
+/* The walk found [@gfn, @end) mapped already (rare in a restore). */
+static void prefetch_batch_present(struct kvm_prefetch_batch *b, gfn_t gfn,
+				   gfn_t end)
+{
+	b->present |= prefetch_batch_mask(b, gfn, end);
+}
+
+/*
+ * Note what the walk mapped as prefetched and not accessed
+ * (kvm_prefetch_usage_mark_mask()): every page of [b->gfn, b->next) that
+ * it did not find mapped, as the walk leaves nothing in between.  With
+ * mmu_lock still held: a zap, which takes it for write, finds them
+ * marked.  A huge SPTE is marked as installed, whole, since it may start
+ * before the batch; marking a page twice is harmless.  Nothing per page
+ * on the way: one or two atomic ORs per batch.
+ */
+static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
+{
+	kvm_prefetch_usage_mark_mask(b->vcpu->kvm, b->gfn,
+				     prefetch_batch_mask(b, b->gfn, b->next) &
+				     ~b->present);
 }
 
 /*
@@ -201,6 +219,7 @@ static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 			 */
 			if (is_last_spte(iter.old_spte, iter.level)) {
 				skip = iter.gfn + pages;
+				prefetch_batch_present(b, gfn, skip);
 				b->next = skip;
 				b->leaves++;
 			}
@@ -353,8 +372,9 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	b->mapped = 0;
 	b->leaves = 0;
 	b->spte_4k = 0;
-	b->mark = 0;
-	b->mark_end = 0;
+	/* present has a bit per page of the batch. */
+	BUILD_BUG_ON(PREFETCH_BATCH_PAGES > BITS_PER_TYPE(b->present));
+	b->present = 0;
 	prefetch_batch_run(b, end, max);
 	*mapped += b->mapped;
 	*scanned += b->nr ? max_t(u32, b->leaves, 1) : 0;
