@@ -34,35 +34,9 @@
 
 #include "prefetch_internal.h"
 
-#define USAGE_REGION_SHIFT	9		/* 512 frames, 2 MiB */
+#define USAGE_REGION_SHIFT	KVM_PREFETCH_USAGE_REGION_SHIFT
 #define USAGE_REGION_PAGES	(1UL << USAGE_REGION_SHIFT)
 #define USAGE_REGION_LONGS	(USAGE_REGION_PAGES / BITS_PER_LONG)
-
-/**
- * struct kvm_prefetch_usage - one VM's prefetched pages of unknown fate
- * @regions: gfn >> USAGE_REGION_SHIFT to a region: a bitmap of
- *	USAGE_REGION_PAGES bits, one per guest frame a prefetch mapped and
- *	nobody accounted.  Regions live as long as the VM.
- * @last: the region used last, a racy cache in front of @regions: a
- *	window, a batch and a zap mostly stay in one region
- * @used: pages the guest used
- * @unused: pages that went away untouched
- * @avoided: used prefetched entries, one guest fault each
- * @untracked: pages not tracked because a bitmap could not be allocated
- */
-struct usage_region {
-	unsigned long idx;				/* gfn >> USAGE_REGION_SHIFT */
-	unsigned long bits[USAGE_REGION_LONGS];
-};
-
-struct kvm_prefetch_usage {
-	struct xarray regions;
-	struct usage_region *last;
-	atomic64_t used;
-	atomic64_t unused;
-	atomic64_t avoided;
-	atomic64_t untracked;
-};
 
 /**
  * kvm_prefetch_usage_init() - set up a new VM's usage accounting
@@ -89,7 +63,7 @@ int kvm_prefetch_usage_init(struct kvm *kvm)
 void kvm_prefetch_usage_destroy(struct kvm *kvm)
 {
 	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
-	struct usage_region *r;
+	struct kvm_prefetch_usage_region *r;
 	unsigned long idx;
 
 	if (!u)
@@ -119,7 +93,7 @@ static noinline unsigned long *usage_region_slow(struct kvm *kvm,
 						 struct kvm_prefetch_usage *u,
 						 unsigned long idx, bool create)
 {
-	struct usage_region *r, *old;
+	struct kvm_prefetch_usage_region *r, *old;
 
 	r = xa_load(&u->regions, idx);
 	if (r || !create)
@@ -151,7 +125,7 @@ usage_region(struct kvm *kvm, struct kvm_prefetch_usage *u, u64 gfn,
 	     bool create)
 {
 	unsigned long idx = gfn >> USAGE_REGION_SHIFT;
-	struct usage_region *r = READ_ONCE(u->last);
+	struct kvm_prefetch_usage_region *r = READ_ONCE(u->last);
 
 	if (likely(r && r->idx == idx))
 		return r->bits;
@@ -239,15 +213,14 @@ static __always_inline void usage_or(struct kvm *kvm,
 }
 
 /**
- * kvm_prefetch_usage_mark_mask() - note the pages of a batch
+ * __kvm_prefetch_usage_mark_mask() - kvm_prefetch_usage_mark_mask()'s slow path
  * @kvm: the VM
  * @gfn: the frame of bit 0 of @mask
  * @mask: bit i set for each frame @gfn + i a prefetch mapped
  *
- * kvm_prefetch_usage_mark() of a batch of at most 64 pages at once: one
- * or two atomic ORs, the fault path's cost of usage accounting.
+ * For a mask that is not in one long of the cached region.
  */
-void kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask)
+void __kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask)
 {
 	struct kvm_prefetch_usage *u = kvm->prefetch_usage;
 	unsigned int shift = gfn % BITS_PER_LONG;
@@ -297,7 +270,7 @@ void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
  */
 static u64 usage_harvest(struct kvm *kvm, struct kvm_prefetch_usage *u)
 {
-	struct usage_region *r;
+	struct kvm_prefetch_usage_region *r;
 	unsigned long idx;
 	u64 untouched = 0;
 

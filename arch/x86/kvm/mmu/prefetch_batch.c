@@ -153,9 +153,6 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 					  prefetch_batch_spte(b, sp, iter, pfn)))
 		return false;
 	b->mapped += pages;
-	/* Its first pages may lie before the batch (prefetch_batch_mark()). */
-	if (pages > 1)
-		kvm_prefetch_usage_mark(b->vcpu->kvm, iter->gfn, pages);
 	return true;
 }
 
@@ -180,15 +177,28 @@ static void prefetch_batch_present(struct kvm_prefetch_batch *b, gfn_t gfn,
  * (kvm_prefetch_usage_mark_mask()): every page of [b->gfn, b->next) that
  * it did not find mapped, as the walk leaves nothing in between.  With
  * mmu_lock still held: a zap, which takes it for write, finds them
- * marked.  A huge SPTE is marked as installed, whole, since it may start
- * before the batch; marking a page twice is harmless.  Nothing per page
- * on the way: one or two atomic ORs per batch.
+ * marked.  A huge SPTE (the walk's last) is marked whole, since it may
+ * start before the batch; marking a page twice is harmless.  Nothing
+ * per page on the way: mostly one atomic OR per batch.
  */
 static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
 {
-	kvm_prefetch_usage_mark_mask(b->vcpu->kvm, b->gfn,
+	struct kvm *kvm = b->vcpu->kvm;
+
+	kvm_prefetch_usage_mark_mask(kvm, kvm->prefetch_usage, b->gfn,
 				     prefetch_batch_mask(b, b->gfn, b->next) &
 				     ~b->present);
+	/*
+	 * A huge SPTE: the walk's last (it ends past the batch), at the end
+	 * of what is done; the only way past PREFETCH_BATCH_PAGES pages.
+	 */
+	if (unlikely(b->mapped > PREFETCH_BATCH_PAGES)) {
+		u64 pages = KVM_PAGES_PER_HPAGE(PG_LEVEL_2M);
+
+		if (b->mapped >= KVM_PAGES_PER_HPAGE(PG_LEVEL_1G))
+			pages = KVM_PAGES_PER_HPAGE(PG_LEVEL_1G);
+		kvm_prefetch_usage_mark(kvm, b->next - pages, pages);
+	}
 }
 
 /*
