@@ -50,6 +50,8 @@
 #define ADAPTIVE_DENSE_PAGES	16	/* far jumps open windows from here */
 #define ADAPTIVE_PROBE_EVERY	4	/* far jumps to the first probe */
 #define ADAPTIVE_PROBE_MAX	32	/* far jumps between probes, at most */
+#define ADAPTIVE_EMPTY_MAX	2	/* empty windows before skipping */
+#define ADAPTIVE_EMPTY_RETRY	8	/* then one window in this many */
 
 /* What the last fault opened. */
 enum {
@@ -68,6 +70,8 @@ enum {
  * @win: the dense window, 0 while the stream is not dense
  * @jumps: far jumps since the last probe
  * @gap: far jumps from one probe to the next
+ * @empty: windows in a row that mapped nothing the stream wanted
+ * @skipped: windows skipped since then
  * @dir: direction of the dense stream, 1 or -1
  * @kind: what the last fault opened (ADAPTIVE_*)
  * @valid: a fault has been seen
@@ -80,6 +84,8 @@ struct adaptive_stream {
 	u32 win;
 	u32 jumps;
 	u32 gap;
+	u32 empty;
+	u32 skipped;
 	int dir;
 	u32 kind;
 	u32 valid;
@@ -150,6 +156,21 @@ static __always_inline bool adaptive_logic(struct adaptive_stream *s, u64 gfn,
 	else if (gfn < s->mlo)
 		delta = (s64)gfn - (s64)s->mlo;
 
+	/*
+	 * The last window mapped nothing where the stream went: the fault is
+	 * its stride page, or right past the last fault's own mapping inside
+	 * its dense window (the host had no page there, e.g. 4 KiB
+	 * userfaultfd chunks).  A window costs an engine walk even when it
+	 * maps nothing: after ADAPTIVE_EMPTY_MAX such windows in a row only
+	 * one in ADAPTIVE_EMPTY_RETRY is opened, until one maps something.
+	 */
+	if ((s->kind == ADAPTIVE_STRIDE && gfn == s->pref) ||
+	    (s->kind == ADAPTIVE_DENSE && gfn >= s->lo && gfn < s->hi &&
+	     (gfn == s->mhi || gfn + 1 == s->mlo)))
+		s->empty++;
+	else if (s->kind == ADAPTIVE_STRIDE || s->kind == ADAPTIVE_DENSE)
+		s->empty = 0;
+
 	if (s->kind == ADAPTIVE_DENSE) {
 		if (gfn == s->hi) {
 			hit = true;
@@ -201,6 +222,10 @@ static __always_inline bool adaptive_logic(struct adaptive_stream *s, u64 gfn,
 			s->dir = 1;	/* a chunk is entered at its start */
 		}
 	}
+
+	if (s->empty >= ADAPTIVE_EMPTY_MAX &&
+	    ++s->skipped % ADAPTIVE_EMPTY_RETRY)
+		return false;
 
 	if (s->win) {
 		if (s->win > max)

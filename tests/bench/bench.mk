@@ -141,7 +141,10 @@ bench-gmem-publish:
 	cp $(BENCH_OUT)/gmem.txt $(BENCH_OUT)/gmem.md tests/bench/results/$(KERNEL)/gmem/
 
 # The scale benchmark (issue 32, tests/bench/bench_scale.c): vCPUs,
-# clones of one snapshot, memory size and random/sparse order, in one
+# clones of one snapshot, memory size and access patterns (issue 49:
+# nine patterns x BENCH_SCALE_PAT_CHUNKS, none / auto nr=C/4K /
+# adaptive; the older random dimension runs with
+# BENCH_SCALE_DIMS=...:random), in one
 # boot of the test VM with KP_MEM=$(BENCH_SCALE_KP_MEM) (the 2 GiB
 # restore needs its source and its guest memory).  Its @@SCALE lines go
 # to $(BENCH_OUT)/scale/scale-lines.txt, tests/bench/scale-report.py
@@ -154,7 +157,7 @@ bench-gmem-publish:
 # (each BENCH_SCALE_* option is a kp.scale= key of bench_scale.c; one
 # dimension alone: BENCH_SCALE_DIMS=clones).
 .PHONY: bench-scale bench-scale-report bench-scale-publish
-BENCH_SCALE_DIMS	?= vcpus:clones:mem:random
+BENCH_SCALE_DIMS	?= vcpus:clones:mem:patterns
 BENCH_SCALE_ROUNDS	?= 3
 BENCH_SCALE_VC_MIB	?= 64
 BENCH_SCALE_VC_VCPUS	?= 1:2:4:8
@@ -169,9 +172,13 @@ BENCH_SCALE_MEM_ROUNDS	?= 3
 BENCH_SCALE_RND_MIB	?= 64
 BENCH_SCALE_RND_CHUNK	?= 512
 BENCH_SCALE_RND_ROUNDS	?= 5
+BENCH_SCALE_PAT_MIB	?= 32
+BENCH_SCALE_PAT_CHUNKS	?= 4:64:512:2048
+BENCH_SCALE_PAT_ROUNDS	?= 5
+BENCH_SCALE_PAT_NAMES	?= seq:rand:seq-sparse:rand-sparse:stride2:stride8:stride64:reverse:hotset
 BENCH_SCALE_KP_MEM	?= 6G
 BENCH_SCALE_TIMEOUT	?= 3000
-BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS)
+BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS),pat_mib=$(BENCH_SCALE_PAT_MIB),pat_chunks=$(BENCH_SCALE_PAT_CHUNKS),pat_rounds=$(BENCH_SCALE_PAT_ROUNDS),pat_names=$(BENCH_SCALE_PAT_NAMES)
 BENCH_SCALE_OUT	= $(BENCH_OUT)/scale
 BENCH_SCALE_LOG	= $(VMDIR)/bench-scale.log
 

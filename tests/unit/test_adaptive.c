@@ -444,6 +444,46 @@ TEST(sparse_patterns_waste_at_most_10_percent)
 		}
 }
 
+/*
+ * 4 KiB chunks: no window can map anything.  After ADAPTIVE_EMPTY_MAX
+ * empty windows in a row only one in ADAPTIVE_EMPTY_RETRY is opened.
+ */
+TEST(empty_windows_back_off)
+{
+	static const enum pat pats[] = { P_SEQ, P_REVERSE, P_SEQ_SPARSE,
+					 P_STRIDE2 };
+	unsigned int p;
+
+	for (p = 0; p < ARRAY_SIZE(pats); p++) {
+		struct sim *s = play(pats[p], 1);
+
+		printf("# %s chunk 1: %llu faults, %llu windows\n",
+		       pat_names[pats[p]], (unsigned long long)s->faults,
+		       (unsigned long long)s->windows);
+		ASSERT_EQ(s->prefetched, 0);
+		ASSERT_TRUE(s->windows <= s->faults / ADAPTIVE_EMPTY_RETRY + 4);
+		free(s);
+	}
+}
+
+TEST(empty_windows_exact)
+{
+	struct adaptive_stream st = {};
+	u64 i;
+
+	EXPECT_WIN(&st, 0, 0, 0);
+	EXPECT_WIN(&st, 8, 0, 0);
+	EXPECT_WIN(&st, 16, 24, 1);
+	EXPECT_WIN(&st, 24, 32, 1);		/* 24 not there: empty 1 */
+	EXPECT_WIN(&st, 32, 0, 0);		/* empty 2: skip */
+	for (i = 1; i < ADAPTIVE_EMPTY_RETRY - 1; i++)
+		EXPECT_WIN(&st, 32 + 8 * i, 0, 0);
+	/* The retry maps 96, the guest faults at 104: works again. */
+	EXPECT_WIN(&st, 88, 96, 1);
+	EXPECT_WIN(&st, 104, 112, 1);
+	EXPECT_WIN(&st, 120, 128, 1);
+}
+
 /* The stride page halves the faults of a stride inside a chunk. */
 TEST(stride_halves_faults_inside_chunks)
 {
