@@ -208,8 +208,18 @@ bench-scale-report:
 		--date "$$(cat $(BENCH_SCALE_OUT)/date 2>/dev/null)" \
 		--vm-seconds "$$(cat $(BENCH_SCALE_OUT)/vm-seconds 2>/dev/null)"
 
+# BENCH_SCALE_PUB_AS=patterns publishes a run of some dimensions beside
+# the full set: patterns.md and patterns-lines.txt.
+BENCH_SCALE_PUB_AS	?=
 bench-scale-publish:
 	@mkdir -p tests/bench/results/$(KERNEL)/scale
+ifeq ($(BENCH_SCALE_PUB_AS),)
 	cp $(BENCH_SCALE_OUT)/results.md $(BENCH_SCALE_OUT)/scale-lines.txt \
 		$(wildcard $(BENCH_SCALE_OUT)/results-scale.*) \
 		tests/bench/results/$(KERNEL)/scale/
+else
+	cp $(BENCH_SCALE_OUT)/results.md \
+		tests/bench/results/$(KERNEL)/scale/$(BENCH_SCALE_PUB_AS).md
+	cp $(BENCH_SCALE_OUT)/scale-lines.txt \
+		tests/bench/results/$(KERNEL)/scale/$(BENCH_SCALE_PUB_AS)-lines.txt
+endif

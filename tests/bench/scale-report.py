@@ -297,7 +297,9 @@ def patterns_table(g, any_r, cpus, out, verdicts):
                'over the rounds, (max - min) / median. faults/chunk: guest '
                'faults per chunk the pattern touches. wasted: pages '
                'prefetched and never touched, as a share of the pages '
-               'prefetched (- when none were).\n')
+               'prefetched (- when none were). "(no window)": adaptive '
+               'opened no window in any round, so it did what none did '
+               'and its ratio to none is the machine\'s noise.\n')
     out.append('| pattern | C KiB | none ms | auto-C ms | adaptive ms '
                '| noise | adaptive vs none | adaptive vs auto-C '
                '| faults/chunk none/auto-C/adaptive '
@@ -329,11 +331,14 @@ def patterns_table(g, any_r, cpus, out, verdicts):
                          if m else float('nan'))
             dense = bool(rs['none'][0].get('dense'))
             ok = all(r['ok'] for a in rs for r in rs[a])
-            out.append('| %s%s | %d | %.0f | %.0f | %.0f | %.0f%% | %s | %s '
+            # No window in any round: the same work as none, so its
+            # ratio to none shows the machine's noise.
+            idle = all(r['windows'] == 0 for r in rs['adaptive'])
+            out.append('| %s%s | %d | %.0f | %.0f | %.0f | %.0f%% | %s%s | %s '
                        '| %.2f / %.2f / %.2f | %.0f / %.0f | %s / %s | %d%s |' %
                        (p, '' if dense else ' (sparse)', c, ms['none'],
                         ms['auto-C'], ms['adaptive'], noise, fmt_pct(vn),
-                        fmt_pct(va), f['none'], f['auto-C'], f['adaptive'],
+                        ' (no window)' if idle else '', fmt_pct(va), f['none'], f['auto-C'], f['adaptive'],
                         mp['auto-C'], mp['adaptive'],
                         '-' if math.isnan(wp['auto-C']) else
                         '%.0f%%' % wp['auto-C'],
