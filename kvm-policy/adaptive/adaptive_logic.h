@@ -214,12 +214,12 @@ static __always_inline bool adaptive_logic(struct adaptive_stream *s, u64 gfn,
 	if (s->win && far) {
 		if (s->win < ADAPTIVE_DENSE_PAGES || s->win > max) {
 			s->win = 0;	/* one hit is no stream yet */
-		} else if (++s->jumps >= s->gap) {
+		} else if (++s->jumps < s->gap) {
+			s->dir = 1;	/* a chunk is entered at its start */
+		} else {
 			s->jumps = 0;
 			s->kind = ADAPTIVE_PROBE;
 			return false;
-		} else {
-			s->dir = 1;	/* a chunk is entered at its start */
 		}
 	}
 
