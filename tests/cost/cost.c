@@ -28,6 +28,7 @@
  *
  * Output, parsed by report.py:
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
+ *		and after a policy module is autoloaded
  *		(kvm and kvm_amd; other modules as @@COSTOTHER: the module
  *		area's code outside every module is BPF's JIT images and
  *		trampolines, which report.py adds to kvm's)
@@ -158,6 +159,9 @@ static void run(const struct cfg *c, uint64_t pages)
 				     KVM_PREFETCH_GUP_NOFAULT);
 		KT_ASSERT(!r, "%s: KVM_SET_PREFETCH_POLICY: %s", c->id,
 			  strerror(-r));
+		/* A policy module (adaptive) is autoloaded now: list it. */
+		if (!strcmp(c->policy, "adaptive"))
+			print_modules();
 	}
 	vcpu = kt_vcpu_add(vm, 0);
 	/* An empty pass: the code page and the first entry, not measured. */
