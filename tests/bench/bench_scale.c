@@ -42,7 +42,9 @@
  *          stride8 is seq-sparse's page set), reverse (every page, from
  *          the top down), hotset (a random eighth of the pages, three
  *          passes, each in a new random order); arms none, auto
- *          nr=C/4K and adaptive.  The policy is set again after the
+ *          nr=C/4K and adaptive (and auto nr=512 with pat_auto512=1:
+ *          adaptive's steady window, without its logic).  The policy is
+ *          set again after the
  *          table is read in, so each run starts with fresh policy
  *          state.  "wasted" is measured as in random, over the
  *          untouched pages of the chunks the guest touched (the only
@@ -58,7 +60,7 @@
  *   cl_mib=64 cl_n=1:2:4:8 cl_chunk=512
  *   mem_sizes=64:256:1024:2048 mem_chunk=2048 mem_rounds=3
  *   rnd_mib=64 rnd_chunk=512 rnd_rounds=5
- *   pat_mib=32 pat_chunks=4:64:512:2048 pat_rounds=5
+ *   pat_mib=32 pat_chunks=4:64:512:2048 pat_rounds=5 pat_auto512=0
  *   pat_names=seq:rand:seq-sparse:rand-sparse:stride2:stride8:stride64:reverse:hotset
  */
 #define _GNU_SOURCE
@@ -94,6 +96,7 @@ static const struct arm arm_none = { "none", "none", 0 };
 static const struct arm arm_auto_c = { "auto-C", "auto", -1 };
 static const struct arm arm_auto_8 = { "auto-8", "auto", 8 };
 static const struct arm arm_adaptive = { "adaptive", "adaptive", 0 };
+static const struct arm arm_auto_512 = { "auto-512", "auto", 512 };
 
 /* Options. */
 static bool dim_vcpus = true, dim_clones = true, dim_mem = true,
@@ -108,7 +111,7 @@ static unsigned int cl_chunk = 512, mem_chunk = 2048, rnd_chunk = 512;
 static unsigned int mem_sizes[MAX_LIST] = { 64, 256, 1024, 2048 },
 	nr_mem_sizes = 4;
 
-static unsigned int pat_mib = 32, pat_rounds = 5;
+static unsigned int pat_mib = 32, pat_rounds = 5, pat_auto512;
 static unsigned int pat_chunks[MAX_LIST] = { 4, 64, 512, 2048 },
 	nr_pat_chunks = 4;
 
@@ -844,17 +847,18 @@ static void run_pattern(const char *src, enum pattern p, uint64_t chunk,
 
 static void dim_patterns_run(const char *src)
 {
-	const struct arm *arms[3] = { &arm_none, &arm_auto_c, &arm_adaptive };
+	const struct arm *arms[4] = { &arm_none, &arm_auto_c, &arm_adaptive,
+				      &arm_auto_512 };
+	unsigned int r, p, ci, k, n = pat_auto512 ? 4 : 3;
 	uint64_t t0 = kt_now_ns();
-	unsigned int r, p, ci, k;
 
 	for (r = 1; r <= pat_rounds; r++) {
 		for (ci = 0; ci < nr_pat_chunks; ci++)
 			for (p = 0; p < NR_PATTERNS; p++)
-				for (k = 0; pt_on[p] && k < 3; k++)
+				for (k = 0; pt_on[p] && k < n; k++)
 					run_pattern(src, p,
 						    (uint64_t)pat_chunks[ci] << 10,
-						    arms[r % 2 ? k : 2 - k], r);
+						    arms[r % 2 ? k : n - 1 - k], r);
 		kt_info("scale: patterns round %u done at %.0f s", r,
 			(kt_now_ns() - t0) / 1e9);
 	}
@@ -900,6 +904,7 @@ static const struct scale_key {
 	{ "pat_mib", &pat_mib, NULL },
 	{ "pat_rounds", &pat_rounds, NULL },
 	{ "pat_chunks", &nr_pat_chunks, pat_chunks },
+	{ "pat_auto512", &pat_auto512, NULL },
 };
 
 /* pat_names=a:b:c: run only these patterns. */

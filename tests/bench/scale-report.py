@@ -305,7 +305,7 @@ def patterns_table(g, any_r, cpus, out, verdicts):
                '| faults/chunk none/auto-C/adaptive '
                '| prefetched auto-C/adaptive | wasted auto-C/adaptive | runs |')
     out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
-    slow, waste, dense_far, fpc = [], [], [], []
+    slow, waste, dense_far, fpc, extra_rows = [], [], [], [], []
     n_pts = 0
     chunks = sorted({k[1] for k in g})
     pats = [p for p in PATTERNS if any(k[0] == p for k in g)]
@@ -334,6 +334,14 @@ def patterns_table(g, any_r, cpus, out, verdicts):
             # No window in any round: the same work as none, so its
             # ratio to none shows the machine's noise.
             idle = all(r['windows'] == 0 for r in rs['adaptive'])
+            a512 = g.get((p, c, 'auto-512'), [])
+            if a512:
+                extra_rows.append('| %s | %d | %.0f | %s | %s | %.2f |' %
+                                  (p, c, med([r['ms'] for r in a512]),
+                                   fmt_pct(paired(a512, rs['auto-C'])),
+                                   fmt_pct(paired(rs['adaptive'], a512)),
+                                   med([r['pf'] / max(1, r['touched_chunks'])
+                                        for r in a512])))
             out.append('| %s%s | %d | %.0f | %.0f | %.0f | %.0f%% | %s%s | %s '
                        '| %.2f / %.2f / %.2f | %.0f / %.0f | %s / %s | %d%s |' %
                        (p, '' if dense else ' (sparse)', c, ms['none'],
@@ -356,6 +364,16 @@ def patterns_table(g, any_r, cpus, out, verdicts):
             if p == 'rand' and f['adaptive'] > 1.5:
                 fpc.append('%d KiB %.2f' % (c, f['adaptive']))
     out.append('')
+    if extra_rows:
+        out.append('auto nr=512 (`auto-512`): adaptive\'s steady window '
+                   'without its logic, so that "auto-512 vs auto-C" is what '
+                   'a window larger than the chunk costs the engine and '
+                   '"adaptive vs auto-512" what the policy adds.\n')
+        out.append('| pattern | C KiB | auto-512 ms | auto-512 vs auto-C '
+                   '| adaptive vs auto-512 | auto-512 faults/chunk |')
+        out.append('|---|---|---|---|---|---|')
+        out.extend(extra_rows)
+        out.append('')
     verdicts.append(
         '- Patterns, adaptive never slower than none beyond the noise '
         'band (%d points): %s' % (n_pts, '**met** at every point.' if not
