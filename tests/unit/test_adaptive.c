@@ -15,6 +15,24 @@
  * window holds it, else from the window's end nearest to the fault;
  * forward it steps over mapped pages, backward a mapped page ends the
  * scan, and in either direction a page the host does not have ends it.
+ *
+ * Planted bugs each of which these tests were seen to catch (2026-12-07,
+ * one at a time in adaptive_logic.h, reverted after):
+ *  - no shrink after a probe miss: far_jumps_probe_and_miss_stops,
+ *    dense_then_sparse_stops_within_a_probe;
+ *  - no probes: the same two;
+ *  - stride delta taken from the last fault, not the prefetched page:
+ *    stride_prefetches_the_next_page_only, stride_backward_and_large,
+ *    empty_windows_exact, stride_halves_faults_inside_chunks;
+ *  - far jumps open nothing (v1's behaviour):
+ *    far_jumps_probe_and_miss_stops,
+ *    dense_random_chunk_order_faults_per_chunk;
+ *  - no back-off from empty windows: empty_windows_back_off,
+ *    empty_windows_exact;
+ *  - a stride window spanning the stride (gfn + 1 .. gfn + d):
+ *    sparse_patterns_waste_at_most_10_percent and four more;
+ *  - no ramp (first hit opens nr_pages): the five exact-window tests of
+ *    the ramp.
  */
 #include "prefetch_internal.h"
 #include "../../kvm-policy/prefetch.c"
