@@ -151,7 +151,8 @@ bench-gmem-publish:
 # makes $(BENCH_OUT)/scale/results.md (and results-scale.png with
 # gnuplot) of them; "make bench-scale-publish"
 # copies both to tests/bench/results/<base>/scale/.  The defaults take
-# about 15 minutes under TCG on a loaded 2-core host; larger runs, e.g.
+# about 22 minutes under TCG on a loaded 2-core host (vcpus, clones and
+# mem about 12, patterns about 10: 581 s on 2026-12-07); larger runs, e.g.
 #   make bench-scale BENCH_SCALE_ROUNDS=5 BENCH_SCALE_VC_MIB=256 \
 #        BENCH_SCALE_MEM=64:256:1024:2048:4096 BENCH_SCALE_KP_MEM=10G
 # (each BENCH_SCALE_* option is a kp.scale= key of bench_scale.c; one
