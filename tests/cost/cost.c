@@ -15,6 +15,9 @@
  *	auto-512	ours, auto, nr_pages 512 (gup nofault)
  *	bpf-auto-8	ours, bpf_auto (kvm-policy/bpf/auto.bpf.c, loaded with
  *	bpf-auto-512	kvm-prefetch bpf load; 6.12 base), nr_pages 8 or 512
+ *	adaptive-512	ours, the adaptive module, nr_pages 512
+ *	bpf-adaptive-512 ours, bpf_adaptive (kvm-policy/bpf/adaptive.bpf.c:
+ *			the module's logic as BPF; 6.12 base), nr_pages 512
  *
  * and for two sizes (pages=2048:4096 by default), the pass is one KVM_RUN
  * between two marks that the plugin sees: it snapshots its counters on
@@ -25,6 +28,7 @@
  *
  * Output, parsed by report.py:
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
+ *		and after a policy module is autoloaded
  *		(kvm and kvm_amd; other modules as @@COSTOTHER: the module
  *		area's code outside every module is BPF's JIT images and
  *		trampolines, which report.py adds to kvm's)
@@ -65,13 +69,15 @@ static const struct cfg all_cfgs[] = {
 	{ "auto-512", "auto", 512 },
 	{ "bpf-auto-8", "bpf_auto", 8 },
 	{ "bpf-auto-512", "bpf_auto", 512 },
+	{ "adaptive-512", "adaptive", 512 },
+	{ "bpf-adaptive-512", "bpf_adaptive", 512 },
 };
 
 static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
 static unsigned int nr_sizes = 2;
 static char cfg_list[128] = "stock:none:auto-8:auto-512";
 static unsigned int nr_marks;
-static bool bpf_loaded;
+static char bpf_loaded[64];	/* the BPF policy loaded, if any */
 static bool want_syms, core_syms_printed;
 
 /*
@@ -153,6 +159,9 @@ static void run(const struct cfg *c, uint64_t pages)
 				     KVM_PREFETCH_GUP_NOFAULT);
 		KT_ASSERT(!r, "%s: KVM_SET_PREFETCH_POLICY: %s", c->id,
 			  strerror(-r));
+		/* A policy module (adaptive) is autoloaded now: list it. */
+		if (!strcmp(c->policy, "adaptive"))
+			print_modules();
 	}
 	vcpu = kt_vcpu_add(vm, 0);
 	/* An empty pass: the code page and the first entry, not measured. */
@@ -257,17 +266,32 @@ int main(int argc, char **argv)
 				  mods);
 			print_modules();
 		}
-		if (c->policy && !strcmp(c->policy, "bpf_auto") && !bpf_loaded) {
-			KT_ASSERT(!system("kvm-prefetch bpf load /bpf/auto.bpf.o"),
-				  "kvm-prefetch bpf load /bpf/auto.bpf.o");
-			bpf_loaded = true;
+		if (c->policy && !strncmp(c->policy, "bpf_", 4) &&
+		    strcmp(c->policy, bpf_loaded)) {
+			char cmd[128];
+
+			if (bpf_loaded[0]) {
+				snprintf(cmd, sizeof(cmd),
+					 "kvm-prefetch bpf unload %s", bpf_loaded);
+				KT_ASSERT(!system(cmd), "%s", cmd);
+			}
+			/* bpf_<name> comes from /bpf/<name>.bpf.o. */
+			snprintf(cmd, sizeof(cmd),
+				 "kvm-prefetch bpf load /bpf/%s.bpf.o",
+				 c->policy + 4);
+			KT_ASSERT(!system(cmd), "%s", cmd);
+			snprintf(bpf_loaded, sizeof(bpf_loaded), "%s", c->policy);
 		}
 		for (s = 0; s < nr_sizes; s++)
 			run(c, sizes[s]);
 	}
-	if (bpf_loaded)
-		KT_ASSERT(!system("kvm-prefetch bpf unload bpf_auto"),
-			  "kvm-prefetch bpf unload bpf_auto");
+	if (bpf_loaded[0]) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "kvm-prefetch bpf unload %s",
+			 bpf_loaded);
+		KT_ASSERT(!system(cmd), "%s", cmd);
+	}
 	if (mods && strcmp(mods, "ours"))
 		KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
 	if (!kt_failures())

@@ -10,7 +10,8 @@ For each @@COST line the instructions between its two snapshots are
 summed over the bins of kvm.ko and kvm-amd.ko (their ranges from the last
 @@COSTMOD lines before it), plus the bins of the module area that belong
 to no module (@@COSTOTHER lists the others): BPF's JIT images and
-trampolines, what a BPF policy runs; and over the core kernel text.  Per boot and
+trampolines, what a BPF policy runs, and the policy modules'
+(kvm_prefetch_*, e.g. adaptive); and over the core kernel text.  Per boot and
 configuration, the difference between the largest and the smallest size
 cancels what a run costs once; then
 
@@ -85,6 +86,12 @@ def read_run(d, i):
                 for base, size in mods.values():
                     for a in range(base, base + size, 4096):
                         mod += b1.get(a, 0) - b0.get(a, 0)
+                # A policy module's code is the policy's cost, as a BPF
+                # policy's is: counted with kvm's, not as BPF.
+                for name, (base, size) in others.items():
+                    if name.startswith('kvm_prefetch_'):
+                        for a in range(base, base + size, 4096):
+                            mod += b1.get(a, 0) - b0.get(a, 0)
                 for a in set(b1) - owned:
                     bpf += b1.get(a, 0) - b0.get(a, 0)
                 mod += bpf
