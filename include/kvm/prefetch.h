@@ -11,8 +11,6 @@
 #include <linux/kvm_prefetch.h>
 #include <linux/kvm_types.h>
 #include <linux/moduleparam.h>
-#include <linux/xarray.h>
-#include <linux/atomic.h>
 
 struct kvm_vcpu;
 struct kvm_memory_slot;
@@ -74,6 +72,9 @@ void kvm_prefetch_put_page(struct page *page, bool dirty);
  * in the VM: until then the MMU's hooks cost one load and a branch.
  */
 #ifdef CONFIG_KVM_PREFETCH_USAGE
+#include <linux/atomic.h>
+#include <linux/xarray.h>
+
 #define kvm_prefetch_usage_tracking(kvm)	data_race((kvm)->prefetch_tracking)
 
 #define KVM_PREFETCH_USAGE_REGION_SHIFT	9	/* 512 frames, 2 MiB */

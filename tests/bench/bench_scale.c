@@ -730,6 +730,7 @@ static void run_pattern(const char *src, enum pattern p, uint64_t chunk,
 	uint64_t size = (uint64_t)pat_mib << 20, pages = size / KT_PAGE_SIZE;
 	uint64_t cpages = chunk / KT_PAGE_SIZE, nchunks = pages / cpages;
 	uint64_t n, i, t0, ms_ns, scan_pf = 0, wasted = 0, bad = 0;
+	struct ktb_result usage;
 	uint64_t touched_pages = 0, chunks_touched = 0, cand = 0, pf0;
 	uint32_t *tab;
 	uint8_t *touched, *ctouched;
@@ -790,6 +791,8 @@ static void run_pattern(const char *src, enum pattern p, uint64_t chunk,
 	ctr_add(&c1, v);
 	ctr_sub(&c1, &c0);
 	ok = kt_uffd_quiesce(u, 10000);
+	/* KVM's own account, before the scan below touches anything. */
+	ktb_usage_read(vm, &usage);
 
 	/*
 	 * Prefetched and never touched: with prefetch off, read every page
@@ -835,6 +838,14 @@ static void run_pattern(const char *src, enum pattern p, uint64_t chunk,
 	       (unsigned long long)c1.pf, (unsigned long long)c1.windows,
 	       (unsigned long long)c1.mapped, (unsigned long long)cand,
 	       (unsigned long long)scan_pf, (unsigned long long)wasted, ok);
+	if (usage.have_usage)
+		printf("@@SCALE dim=usage workload=%s arm=%s chunk=%llu round=%u used=%llu unused=%llu untouched=%llu avoided=%llu pf=%llu\n",
+		       pt_names[p], a->id, (unsigned long long)chunk >> 10,
+		       round, (unsigned long long)usage.used,
+		       (unsigned long long)usage.unused,
+		       (unsigned long long)usage.untouched,
+		       (unsigned long long)usage.avoided,
+		       (unsigned long long)c1.pf);
 	fflush(stdout);
 
 	kt_vcpu_free(v);
