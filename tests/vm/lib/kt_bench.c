@@ -295,12 +295,30 @@ void ktb_usage_read(struct kt_vm *vm, struct ktb_result *r)
 		r->used = r->unused = r->untouched = r->avoided = 0;
 }
 
+/*
+ * The pass's share of the usage stats: what they grew by since @before
+ * (read after the code page's fault, whose window may have prefetched
+ * pages of the code memslot).  untouched is an instant count: its
+ * difference may be negative, as pages prefetched before the pass get
+ * used in it (then used grew by as much).
+ */
+static void ktb_usage_since(struct kt_vm *vm, const struct ktb_result *before,
+			    struct ktb_result *r)
+{
+	ktb_usage_read(vm, r);
+	r->used -= before->used;
+	r->unused -= before->unused;
+	r->untouched -= before->untouched;
+	r->avoided -= before->avoided;
+}
+
 int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	    const struct ktb_config *cfg, struct ktb_result *r)
 {
 	unsigned int i, n = cfg->vcpus ? cfg->vcpus : 1;
 	struct ktb_worker w[KTB_MAX_VCPUS];
 	struct ktb_stats s0, s1;
+	struct ktb_result u0;
 	struct kt_uffd *u;
 	cpu_set_t old_set;
 	struct kt_vm *vm;
@@ -333,13 +351,14 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	KT_ASSERT(!u || kt_uffd_events(u) == 0, "events before the pass");
 
 	r->have_prefetch = !kt_vcpu_stat(w[0].vcpu, "prefetch_mapped", &v);
+	ktb_usage_read(vm, &u0);
 	ktb_stats_read(w, n, r->have_prefetch, &s0);
 	r->ms = ktb_pass(w, n) / 1e6;
 	ktb_stats_read(w, n, r->have_prefetch, &s1);
 	r->pf = s1.pf - s0.pf;
 	r->mapped = s1.mapped - s0.mapped;
 	r->windows = s1.windows - s0.windows;
-	ktb_usage_read(vm, r);
+	ktb_usage_since(vm, &u0, r);
 	r->halt_wakeup = s1.halt_wakeup - s0.halt_wakeup;
 	r->apf_not_present = s1.apf_not_present - s0.apf_not_present;
 	r->apf_ready = s1.apf_ready - s0.apf_ready;
@@ -390,6 +409,7 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
 	uint32_t *order, x = seed ? seed : 1, j, tmp;
 	struct kt_vcpu *vcpu;
 	uint8_t *touched;
+	struct ktb_result u0;
 	struct kt_vm *vm;
 	char *mem;
 	int ret;
@@ -421,6 +441,7 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
 
 	r->pages = touches;
 	r->have_prefetch = !kt_vcpu_stat(vcpu, "prefetch_mapped", &v);
+	ktb_usage_read(vm, &u0);
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
 	if (r->have_prefetch) {
 		m0 = kt_vcpu_stat_get(vcpu, "prefetch_mapped");
@@ -438,7 +459,7 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
 		r->mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped") - m0;
 		r->windows = kt_vcpu_stat_get(vcpu, "prefetch_windows") - w0;
 	}
-	ktb_usage_read(vm, r);
+	ktb_usage_since(vm, &u0, r);
 
 	/* Touched pages hold their gpa in dword 0, the others the source. */
 	touched = calloc(pages, 1);
