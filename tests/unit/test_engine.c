@@ -71,8 +71,10 @@ static void setup(void)
 	kvm = vm_create();
 	if (vm_set(kvm, "test", KVM_PREFETCH_MAX_PAGES, 0))
 		test_fail(__FILE__, __LINE__, "set the test policy");
+	memset(&x86_sim_backoff, 0, sizeof(x86_sim_backoff));
 	vcpu = (struct kvm_vcpu){
 		.kvm = kvm, .vcpu_idx = 2, .arch.mmu = &mmu,
+		.arch.prefetch_batch = X86_SIM_BATCH,
 	};
 }
 
