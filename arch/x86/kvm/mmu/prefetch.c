@@ -274,9 +274,13 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
  * starts again only after PREFETCH_EMPTY_MIN more empty ones.  At worst a
  * restore whose chunks start to arrive after a cold phase loses the
  * windows of 256 guest faults, one exit per page, before a window maps
- * a chunk again.  The cap makes an empty window cost under 1% of a guest
- * fault's instructions in KVM on cold memory (make cost, cold-auto-*).  Only guest faults back off: KVM_PRE_FAULT_MEMORY and
- * async #PF completions always open their window, and do not count.
+ * a chunk again; a boot loses the pages its skipped windows would have
+ * mapped now and then.  The cap makes windows that map nothing cost
+ * under 1% of a guest fault's instructions in KVM on cold memory (make
+ * cost, cold-auto-*).  Only guest faults back off: KVM_PRE_FAULT_MEMORY
+ * and async #PF completions always open their window, and do not count.
+ * The record is the vCPU's, whatever the VM's policy: a policy selected
+ * while the vCPU backs off starts with what is left of it.
  */
 #define PREFETCH_EMPTY_MIN	8
 #define PREFETCH_SKIP_MAX_SHIFT	8

@@ -66,6 +66,7 @@ struct kvm_prefetch_batch {
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
+
 static_assert(offsetof(struct kvm_prefetch_batch, backoff) == 0);
 
 /*
