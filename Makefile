@@ -293,6 +293,9 @@ $(VMDIR)/bpf/%.bpf.o: kvm-policy/bpf/%.bpf.c kvm-policy/bpf/kvm_prefetch.bpf.h $
 	@mkdir -p $(dir $@)
 	clang $(BPF_CFLAGS) -c $< -o $@
 
+# bpf_adaptive builds the module's stream logic from its header.
+$(VMDIR)/bpf/adaptive.bpf.o: kvm-policy/adaptive/adaptive_logic.h
+
 $(VMDIR)/bpf/%.bpf.o: tests/vm/bpf/%.bpf.c kvm-policy/bpf/kvm_prefetch.bpf.h $(LIBBPF)/libbpf.a
 	@mkdir -p $(dir $@)
 	clang $(BPF_CFLAGS) -c $< -o $@

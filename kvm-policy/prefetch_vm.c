@@ -130,6 +130,7 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 {
 	const struct kvm_prefetch_ops *ops = kvm_prefetch_get_default();
 	struct kvm_prefetch_state *st;
+	int ret;
 
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
@@ -154,14 +155,20 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 		kvm_prefetch_put_policy(ops);
 		return PTR_ERR(st);
 	}
+	ret = kvm_prefetch_usage_init(kvm);
+	if (ret) {
+		prefetch_state_free(st);
+		return ret;
+	}
 	RCU_INIT_POINTER(kvm->prefetch, st);
 	WRITE_ONCE(kvm->prefetch_may_open, prefetch_state_may_open(st));
 	return 0;
 }
 
 /**
- * kvm_prefetch_vm_destroy() - release a VM's policy
- * @kvm: the VM, with no vCPU left and its debugfs directory gone
+ * kvm_prefetch_vm_destroy() - release a VM's policy and usage accounting
+ * @kvm: the VM, with no vCPU left, its debugfs directory gone and its MMU
+ *	torn down
  */
 void kvm_prefetch_vm_destroy(struct kvm *kvm)
 {
@@ -172,6 +179,7 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm)
 	RCU_INIT_POINTER(kvm->prefetch, NULL);
 	if (st)
 		prefetch_state_free(st);
+	kvm_prefetch_usage_destroy(kvm);
 }
 
 /*
@@ -412,8 +420,18 @@ static int prefetch_policy_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(prefetch_policy);
 
+#ifdef CONFIG_KVM_PREFETCH_USAGE
+static int prefetch_usage_show(struct seq_file *m, void *unused)
+{
+	kvm_prefetch_usage_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(prefetch_usage);
+#endif
+
 /**
- * kvm_prefetch_vm_debugfs() - add prefetch_policy to the VM's debugfs dir
+ * kvm_prefetch_vm_debugfs() - add prefetch_policy (and prefetch_usage) to
+ *	the VM's debugfs dir
  * @kvm: the VM, its debugfs directory created
  *
  * The directory, and the file with it, is removed before the VM's state
@@ -425,4 +443,8 @@ void kvm_prefetch_vm_debugfs(struct kvm *kvm)
 		return;
 	debugfs_create_file("prefetch_policy", 0444, kvm->debugfs_dentry, kvm,
 			    &prefetch_policy_fops);
+#ifdef CONFIG_KVM_PREFETCH_USAGE
+	debugfs_create_file("prefetch_usage", 0444, kvm->debugfs_dentry, kvm,
+			    &prefetch_usage_fops);
+#endif
 }

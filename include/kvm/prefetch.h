@@ -14,6 +14,7 @@
 
 struct kvm_vcpu;
 struct kvm_memory_slot;
+struct seq_file;
 
 /*
  * The built-in policy that never opens a window: the compiled-in default,
@@ -61,6 +62,101 @@ int kvm_prefetch_gfn_run_to_pages(struct kvm_memory_slot *slot, gfn_t gfn,
 				  bool *writable);
 void kvm_prefetch_put_pfn(kvm_pfn_t pfn);
 void kvm_prefetch_put_page(struct page *page, bool dirty);
+
+/*
+ * Which prefetched pages the guest used (virt/kvm/prefetch_usage.c), on
+ * architectures whose engine reports it (KVM_PREFETCH_USAGE).  The
+ * engine marks what it maps, the MMU accounts entries that go away or
+ * age, and a read of the VM's stats harvests the accessed ones.
+ * kvm_prefetch_usage_tracking() is false until a prefetch marked a page
+ * in the VM: until then the MMU's hooks cost one load and a branch.
+ */
+#ifdef CONFIG_KVM_PREFETCH_USAGE
+#include <linux/atomic.h>
+#include <linux/xarray.h>
+
+#define kvm_prefetch_usage_tracking(kvm)	data_race((kvm)->prefetch_tracking)
+
+#define KVM_PREFETCH_USAGE_REGION_SHIFT	9	/* 512 frames, 2 MiB */
+
+/* The bitmap of one 2 MiB of guest frames. */
+struct kvm_prefetch_usage_region {
+	unsigned long idx;	/* gfn >> KVM_PREFETCH_USAGE_REGION_SHIFT */
+	unsigned long bits[(1 << KVM_PREFETCH_USAGE_REGION_SHIFT) / BITS_PER_LONG];
+};
+
+/**
+ * struct kvm_prefetch_usage - one VM's prefetched pages of unknown fate
+ * @regions: gfn >> KVM_PREFETCH_USAGE_REGION_SHIFT to a region: a bitmap of
+ *	512 bits, one per guest frame a prefetch mapped and
+ *	nobody accounted.  Regions live as long as the VM.
+ * @last: the region used last, a racy cache in front of @regions: a
+ *	window, a batch and a zap mostly stay in one region
+ * @used: pages the guest used
+ * @unused: pages that went away untouched
+ * @avoided: used prefetched entries, one guest fault each
+ * @untracked: pages not tracked because a bitmap could not be allocated
+ */
+struct kvm_prefetch_usage {
+	struct xarray regions;
+	struct kvm_prefetch_usage_region *last;
+	atomic64_t used;
+	atomic64_t unused;
+	atomic64_t avoided;
+	atomic64_t untracked;
+};
+
+void __kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask);
+
+/**
+ * kvm_prefetch_usage_mark_mask() - note the pages of a batch as prefetched
+ * @kvm: the VM
+ * @u: its kvm->prefetch_usage
+ * @gfn: the frame of bit 0 of @mask
+ * @mask: bit i set for each frame @gfn + i a prefetch mapped
+ *
+ * The engine's fault path: inline, one atomic OR where the mask lies in
+ * one long of the region used last, the common case of a batch.
+ */
+static inline void kvm_prefetch_usage_mark_mask(struct kvm *kvm,
+						struct kvm_prefetch_usage *u,
+						u64 gfn, u64 mask)
+{
+	unsigned int shift = gfn % BITS_PER_LONG;
+	struct kvm_prefetch_usage_region *r = u ? READ_ONCE(u->last) : NULL;
+
+	if (likely(r && r->idx == gfn >> KVM_PREFETCH_USAGE_REGION_SHIFT &&
+		   (!shift || !(mask >> (BITS_PER_LONG - shift))))) {
+		atomic_long_or(mask << shift, (atomic_long_t *)&r->bits
+			       [(gfn % (1 << KVM_PREFETCH_USAGE_REGION_SHIFT)) /
+				BITS_PER_LONG]);
+		return;
+	}
+	__kvm_prefetch_usage_mark_mask(kvm, gfn, mask);
+}
+
+int kvm_prefetch_usage_init(struct kvm *kvm);
+void kvm_prefetch_usage_destroy(struct kvm *kvm);
+void kvm_prefetch_usage_stop(struct kvm *kvm);
+void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr);
+void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used);
+void kvm_prefetch_vm_stats_sync(struct kvm *kvm);
+void kvm_prefetch_usage_show(struct seq_file *m, struct kvm *kvm);
+/* Implemented by the architecture. */
+void kvm_arch_prefetch_harvest(struct kvm *kvm, u64 start, u64 end);
+u64 kvm_arch_prefetch_faults_taken(struct kvm *kvm);
+#else
+#define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
+static inline int kvm_prefetch_usage_init(struct kvm *kvm) { return 0; }
+static inline void kvm_prefetch_usage_destroy(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_stop(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr) {}
+#define kvm_prefetch_usage_mark_mask(kvm, u, gfn, mask)	\
+	((void)(kvm), (void)(gfn), (void)(mask))
+static inline void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn,
+					      u64 nr, bool used) {}
+static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
+#endif
 
 /*
  * A module parameter that is one of @nr names (a NULL name is not
@@ -133,6 +229,9 @@ static inline void kvm_prefetch_exit(void) {}
 static inline int kvm_prefetch_vm_init(struct kvm *kvm) { return 0; }
 static inline void kvm_prefetch_vm_destroy(struct kvm *kvm) {}
 static inline void kvm_prefetch_vm_debugfs(struct kvm *kvm) {}
+static inline void kvm_prefetch_usage_stop(struct kvm *kvm) {}
+static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
+#define kvm_prefetch_usage_tracking(kvm)	((void)(kvm), false)
 static inline long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 					 void __user *argp)
 {

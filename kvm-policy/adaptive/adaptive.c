@@ -1,22 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kvm-prefetch-adaptive: a prefetch policy whose window follows the
- * access pattern, so that one setting serves small and large userfaultfd
- * chunks and random access alike.
+ * kvm-prefetch-adaptive: a prefetch policy driven by what the guest
+ * actually used, so that one setting serves small and large userfaultfd
+ * chunks, linear, reverse, random-chunk and strided access alike.
  *
- * Each vCPU (hashed into a bounded table) has a stream, much like
- * page-cache readahead has a file_ra_state:
- *  - a fault at the end of the last window means the whole window got
- *    mapped and the access goes on: grow the window (x4 while small, x2
- *    later, as readahead's get_next_ra_size() does), up to the VM's
- *    nr_pages;
- *  - a fault inside the last window, after the fault that opened it,
- *    means prefetch stopped early there (host pages not present yet, e.g.
- *    a userfaultfd handler populating smaller chunks): the window shrinks
- *    to the distance between the two faults, the chunk size, and only
- *    grows past it after a few full windows in a row;
- *  - any other fault starts over with a small window, so random access
- *    maps few extra pages.
+ * A policy never learns which prefetched pages the guest touched: it
+ * sees faults only.  What the next fault says about the last window is
+ * the feedback (adaptive_logic.h has the exact rules):
+ *  - hit: the fault is next door to the last one, or at the end of the
+ *    last window (so the guest used it up), or inside it past the fault
+ *    that opened it (the engine stopped there: the host did not have the
+ *    page yet).  The window grows as readahead's does (x4, then x2, up
+ *    to the VM's nr_pages); it is the core's aligned window forward,
+ *    which holds the whole host chunk around a fault at its first page,
+ *    and ends at the fault backward.  There is no need to learn the
+ *    chunk size: the engine stops at the first page the host lacks.
+ *  - far jump of a dense stream (random chunk order): the full window at
+ *    once, the first fault of a chunk maps the chunk.  But a window that
+ *    hides every further touch also hides a sparse pattern, so every few
+ *    far jumps (4, doubling up to 32 while the stream stays dense) the
+ *    policy opens nothing: a probe.  If the guest's next fault is not
+ *    next door, the stream is not dense: the miss drops the window to
+ *    nothing.
+ *  - sparse streams open nothing but a stride page (Leap: the majority
+ *    delta of the last 4 faults, gfn + stride, one page): a window is
+ *    contiguous, so covering k strides of 8 would map 7 unused pages per
+ *    used one; one page per fault halves the faults at no waste.
+ *  - windows that map nothing (4 KiB chunks) still cost an engine walk:
+ *    after two such in a row only one in 8 is opened.
+ *
+ * Each vCPU (hashed into a bounded table) has a stream.  The logic is a
+ * header (adaptive_logic.h) that also builds the unit tests and the BPF
+ * policy kvm-policy/bpf/adaptive.bpf.c.  nr_pages (default
+ * ADAPTIVE_MAX_PAGES, 512) is the most the window grows to.
  *
  * Uses only <linux/kvm_prefetch.h>; autoloaded as kvm-prefetch-adaptive
  * when a VM selects the policy by name.

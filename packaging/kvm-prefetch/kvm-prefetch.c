@@ -468,7 +468,8 @@ static void kp_usage(FILE *f)
 		"               " KP_CONF " for the next load\n"
 		"  vms          one line per VM: its debugfs name, the pid and comm of\n"
 		"               its process, policy, nr_pages, gup, prefetch windows,\n"
-		"               pages mapped and guest faults (root)\n"
+		"               pages mapped, guest faults, and the precision and\n"
+		"               coverage of prefetch (root)\n"
 		"  set          change the policy of a running VM of process PID (its\n"
 		"               only VM, or the one on its fd N); --nr-pages and --gup\n"
 		"               not given keep the VM's values.  Needs the ptrace\n"
@@ -658,11 +659,32 @@ static void kp_vm_owner(const char *vm, char *pid, size_t plen, char *comm,
 		snprintf(comm, clen, "-");
 }
 
+/*
+ * The value of " @key=" in @line (the VM's prefetch_usage line) into
+ * @buf, or "-" if it has none.
+ */
+static void kp_usage_field(const char *line, const char *key, char *buf,
+			   size_t len)
+{
+	size_t n = strlen(key);
+	const char *p = line;
+
+	snprintf(buf, len, "-");
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[n] == '=') {
+			snprintf(buf, len, "%.*s", (int)strcspn(p + n + 1, " \n"),
+				 p + n + 1);
+			return;
+		}
+		p += n;
+	}
+}
+
 static void kp_vm_line(const char *kvmdir, const char *vm)
 {
 	char policy[KVM_PREFETCH_POLICY_NAME_MAX] = "-", gup[16] = "-";
 	char line[KP_LINE_MAX], win[32], mapped[32], faults[32];
-	char pid[24], comm[32];
+	char pid[24], comm[32], precision[16], coverage[16];
 	unsigned int nr = 0;
 
 	/* "auto nr_pages=8 gup=nofault" */
@@ -675,9 +697,14 @@ static void kp_vm_line(const char *kvmdir, const char *vm)
 	kp_vm_file(kvmdir, vm, "prefetch_windows", win, sizeof(win));
 	kp_vm_file(kvmdir, vm, "prefetch_mapped", mapped, sizeof(mapped));
 	kp_vm_file(kvmdir, vm, "pf_taken", faults, sizeof(faults));
+	/* "used=... precision=13.3% coverage=66.4%", where KVM has it. */
+	kp_vm_file(kvmdir, vm, "prefetch_usage", line, sizeof(line));
+	kp_usage_field(line, "precision", precision, sizeof(precision));
+	kp_usage_field(line, "coverage", coverage, sizeof(coverage));
 	kp_vm_owner(vm, pid, sizeof(pid), comm, sizeof(comm));
-	printf("%-16s %7s %-15s %-15s %8u %-7s %12s %12s %12s\n", vm, pid,
-	       comm, policy, nr, gup, win, mapped, faults);
+	printf("%-16s %7s %-15s %-15s %8u %-7s %12s %12s %12s %9s %9s\n", vm,
+	       pid, comm, policy, nr, gup, win, mapped, faults, precision,
+	       coverage);
 }
 
 static int kp_vms(void)
@@ -697,9 +724,9 @@ static int kp_vms(void)
 	n = scandir(kvmdir, &list, NULL, alphasort);
 	if (n < 0)
 		return kp_err(KP_EXIT_ERROR, "%s: %s", kvmdir, strerror(errno));
-	printf("%-16s %7s %-15s %-15s %8s %-7s %12s %12s %12s\n", "VM", "PID",
-	       "COMM", "POLICY", "NR_PAGES", "GUP", "WINDOWS", "MAPPED",
-	       "GUEST_FAULTS");
+	printf("%-16s %7s %-15s %-15s %8s %-7s %12s %12s %12s %9s %9s\n", "VM",
+	       "PID", "COMM", "POLICY", "NR_PAGES", "GUP", "WINDOWS", "MAPPED",
+	       "GUEST_FAULTS", "PRECISION", "COVERAGE");
 	for (i = 0; i < n; i++) {
 		if (kp_is_vm_dir(list[i]->d_name))
 			kp_vm_line(kvmdir, list[i]->d_name);

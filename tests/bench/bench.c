@@ -279,6 +279,10 @@ static void run_one(const char *src, const struct table *t, enum kind kind,
 		       (unsigned long long)r.pf2);
 		print_u64_or_dash("windows", r.have_prefetch, r.windows);
 		print_u64_or_dash("mapped", r.have_prefetch, r.mapped);
+		print_u64_or_dash("used", r.have_usage, r.used);
+		print_u64_or_dash("unused", r.have_usage, r.unused);
+		print_u64_or_dash("untouched", r.have_usage, r.untouched);
+		print_u64_or_dash("avoided", r.have_usage, r.avoided);
 		printf(" halt_wakeup=%llu apf_np=%llu",
 		       (unsigned long long)r.halt_wakeup,
 		       (unsigned long long)r.apf_not_present);

@@ -141,20 +141,24 @@ bench-gmem-publish:
 	cp $(BENCH_OUT)/gmem.txt $(BENCH_OUT)/gmem.md tests/bench/results/$(KERNEL)/gmem/
 
 # The scale benchmark (issue 32, tests/bench/bench_scale.c): vCPUs,
-# clones of one snapshot, memory size and random/sparse order, in one
+# clones of one snapshot, memory size and access patterns (issue 49:
+# nine patterns x BENCH_SCALE_PAT_CHUNKS, none / auto nr=C/4K /
+# adaptive; the older random dimension runs with
+# BENCH_SCALE_DIMS=...:random), in one
 # boot of the test VM with KP_MEM=$(BENCH_SCALE_KP_MEM) (the 2 GiB
 # restore needs its source and its guest memory).  Its @@SCALE lines go
 # to $(BENCH_OUT)/scale/scale-lines.txt, tests/bench/scale-report.py
 # makes $(BENCH_OUT)/scale/results.md (and results-scale.png with
 # gnuplot) of them; "make bench-scale-publish"
 # copies both to tests/bench/results/<base>/scale/.  The defaults take
-# about 15 minutes under TCG on a loaded 2-core host; larger runs, e.g.
+# about 22 minutes under TCG on a loaded 2-core host (vcpus, clones and
+# mem about 12, patterns about 10: 581 s on 2026-12-07); larger runs, e.g.
 #   make bench-scale BENCH_SCALE_ROUNDS=5 BENCH_SCALE_VC_MIB=256 \
 #        BENCH_SCALE_MEM=64:256:1024:2048:4096 BENCH_SCALE_KP_MEM=10G
 # (each BENCH_SCALE_* option is a kp.scale= key of bench_scale.c; one
 # dimension alone: BENCH_SCALE_DIMS=clones).
 .PHONY: bench-scale bench-scale-report bench-scale-publish
-BENCH_SCALE_DIMS	?= vcpus:clones:mem:random
+BENCH_SCALE_DIMS	?= vcpus:clones:mem:patterns
 BENCH_SCALE_ROUNDS	?= 3
 BENCH_SCALE_VC_MIB	?= 64
 BENCH_SCALE_VC_VCPUS	?= 1:2:4:8
@@ -169,9 +173,14 @@ BENCH_SCALE_MEM_ROUNDS	?= 3
 BENCH_SCALE_RND_MIB	?= 64
 BENCH_SCALE_RND_CHUNK	?= 512
 BENCH_SCALE_RND_ROUNDS	?= 5
+BENCH_SCALE_PAT_MIB	?= 32
+BENCH_SCALE_PAT_CHUNKS	?= 4:64:512:2048
+BENCH_SCALE_PAT_ROUNDS	?= 5
+BENCH_SCALE_PAT_AUTO512	?= 0
+BENCH_SCALE_PAT_NAMES	?= seq:rand:seq-sparse:rand-sparse:stride2:stride8:stride64:reverse:hotset
 BENCH_SCALE_KP_MEM	?= 6G
 BENCH_SCALE_TIMEOUT	?= 3000
-BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS)
+BENCH_SCALE_ARGS = dims=$(BENCH_SCALE_DIMS),rounds=$(BENCH_SCALE_ROUNDS),vc_mib=$(BENCH_SCALE_VC_MIB),vc_vcpus=$(BENCH_SCALE_VC_VCPUS),vc_chunks=$(BENCH_SCALE_VC_CHUNKS),vc_zc=$(BENCH_SCALE_VC_ZC),cl_mib=$(BENCH_SCALE_CL_MIB),cl_n=$(BENCH_SCALE_CL_N),cl_chunk=$(BENCH_SCALE_CL_CHUNK),mem_sizes=$(BENCH_SCALE_MEM),mem_chunk=$(BENCH_SCALE_MEM_CHUNK),mem_rounds=$(BENCH_SCALE_MEM_ROUNDS),rnd_mib=$(BENCH_SCALE_RND_MIB),rnd_chunk=$(BENCH_SCALE_RND_CHUNK),rnd_rounds=$(BENCH_SCALE_RND_ROUNDS),pat_mib=$(BENCH_SCALE_PAT_MIB),pat_chunks=$(BENCH_SCALE_PAT_CHUNKS),pat_rounds=$(BENCH_SCALE_PAT_ROUNDS),pat_auto512=$(BENCH_SCALE_PAT_AUTO512),pat_names=$(BENCH_SCALE_PAT_NAMES)
 BENCH_SCALE_OUT	= $(BENCH_OUT)/scale
 BENCH_SCALE_LOG	= $(VMDIR)/bench-scale.log
 
@@ -201,8 +210,18 @@ bench-scale-report:
 		--date "$$(cat $(BENCH_SCALE_OUT)/date 2>/dev/null)" \
 		--vm-seconds "$$(cat $(BENCH_SCALE_OUT)/vm-seconds 2>/dev/null)"
 
+# BENCH_SCALE_PUB_AS=patterns publishes a run of some dimensions beside
+# the full set: patterns.md and patterns-lines.txt.
+BENCH_SCALE_PUB_AS	?=
 bench-scale-publish:
 	@mkdir -p tests/bench/results/$(KERNEL)/scale
+ifeq ($(BENCH_SCALE_PUB_AS),)
 	cp $(BENCH_SCALE_OUT)/results.md $(BENCH_SCALE_OUT)/scale-lines.txt \
 		$(wildcard $(BENCH_SCALE_OUT)/results-scale.*) \
 		tests/bench/results/$(KERNEL)/scale/
+else
+	cp $(BENCH_SCALE_OUT)/results.md \
+		tests/bench/results/$(KERNEL)/scale/$(BENCH_SCALE_PUB_AS).md
+	cp $(BENCH_SCALE_OUT)/scale-lines.txt \
+		tests/bench/results/$(KERNEL)/scale/$(BENCH_SCALE_PUB_AS)-lines.txt
+endif

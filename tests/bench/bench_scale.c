@@ -32,6 +32,24 @@
  *          not touch: each of those that does not fault was prefetched
  *          and never used ("wasted").
  *
+ *  patterns  one vCPU, pat_mib MiB at each of pat_chunks KiB chunks
+ *          (copy, pinned); the guest walks a list of pages (a table in
+ *          its own memslot, read by a small guest program, so any order
+ *          runs in one KVM_RUN): seq (every page, linear), rand (chunks
+ *          in a seeded random order, every page), seq-sparse (the first
+ *          page of every 8), rand-sparse (the same, chunks in random
+ *          order), stride2/stride8/stride64 (one page in 2/8/64, linear;
+ *          stride8 is seq-sparse's page set), reverse (every page, from
+ *          the top down), hotset (a random eighth of the pages, three
+ *          passes, each in a new random order); arms none, auto
+ *          nr=C/4K and adaptive (and auto nr=512 with pat_auto512=1:
+ *          adaptive's steady window, without its logic).  The policy is
+ *          set again after the
+ *          table is read in, so each run starts with fresh policy
+ *          state.  "wasted" is measured as in random, over the
+ *          untouched pages of the chunks the guest touched (the only
+ *          ones the host has).
+ *
  * In each round the arms of one point run back to back, in reverse
  * order in even rounds.  Every run verifies every page; a wrong page is
  * a FAIL line (ok=0), not a number.
@@ -42,6 +60,8 @@
  *   cl_mib=64 cl_n=1:2:4:8 cl_chunk=512
  *   mem_sizes=64:256:1024:2048 mem_chunk=2048 mem_rounds=3
  *   rnd_mib=64 rnd_chunk=512 rnd_rounds=5
+ *   pat_mib=32 pat_chunks=4:64:512:2048 pat_rounds=5 pat_auto512=0
+ *   pat_names=seq:rand:seq-sparse:rand-sparse:stride2:stride8:stride64:reverse:hotset
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,10 +96,11 @@ static const struct arm arm_none = { "none", "none", 0 };
 static const struct arm arm_auto_c = { "auto-C", "auto", -1 };
 static const struct arm arm_auto_8 = { "auto-8", "auto", 8 };
 static const struct arm arm_adaptive = { "adaptive", "adaptive", 0 };
+static const struct arm arm_auto_512 = { "auto-512", "auto", 512 };
 
 /* Options. */
 static bool dim_vcpus = true, dim_clones = true, dim_mem = true,
-	dim_random = true;
+	dim_random = true, dim_patterns = true;
 static unsigned int rounds = 3, mem_rounds = 3, rnd_rounds = 5;
 static unsigned int vc_mib = 64, cl_mib = 64, rnd_mib = 64;
 static unsigned int vc_vcpus[MAX_LIST] = { 1, 2, 4, 8 }, nr_vc_vcpus = 4;
@@ -89,6 +110,10 @@ static unsigned int cl_n[MAX_LIST] = { 1, 2, 4, 8 }, nr_cl_n = 4;
 static unsigned int cl_chunk = 512, mem_chunk = 2048, rnd_chunk = 512;
 static unsigned int mem_sizes[MAX_LIST] = { 64, 256, 1024, 2048 },
 	nr_mem_sizes = 4;
+
+static unsigned int pat_mib = 32, pat_rounds = 5, pat_auto512;
+static unsigned int pat_chunks[MAX_LIST] = { 4, 64, 512, 2048 },
+	nr_pat_chunks = 4;
 
 static unsigned int nr_runs, nr_bad;
 
@@ -575,6 +600,282 @@ static void dim_random_run(const char *src)
 	kt_info("scale: random done in %.0f s", (kt_now_ns() - t0) / 1e9);
 }
 
+/* ---- dimension 5: access patterns ------------------------------------ */
+
+enum pattern { PT_SEQ, PT_RAND, PT_SEQ_SPARSE, PT_RAND_SPARSE, PT_STRIDE2,
+	       PT_STRIDE8, PT_STRIDE64, PT_REVERSE, PT_HOTSET, NR_PATTERNS };
+static const char *const pt_names[] = { "seq", "rand", "seq-sparse",
+	"rand-sparse", "stride2", "stride8", "stride64", "reverse", "hotset" };
+static bool pt_on[NR_PATTERNS] = { true, true, true, true, true, true, true,
+				   true, true };
+/* Dense patterns touch every page; the others are sparse. */
+static const bool pt_dense[NR_PATTERNS] = { [PT_SEQ] = true,
+	[PT_RAND] = true, [PT_REVERSE] = true };
+
+#define PT_TABLE_GPA	0x200000ULL	/* below GPA, its own memslot */
+#define PT_TABLE_MAX	(GPA - PT_TABLE_GPA)
+#define PT_CODE_GPA	0x40ULL		/* after the touch program */
+#define PT_HOT_PASSES	3
+
+/*
+ * The guest program: esi = table start, edi = table end, ebx = mode (0
+ * write the page's address into its dword 0, 1 read it).  The table
+ * holds one guest address per entry.
+ */
+extern const uint8_t pt_code[], pt_code_end[];
+asm(".pushsection .rodata\n"
+	"pt_code:\n"
+	".code32\n"
+	"1:\n"
+	"	cmp %edi, %esi\n"
+	"	jae 4f\n"
+	"	mov (%esi), %eax\n"
+	"	test %ebx, %ebx\n"
+	"	jnz 2f\n"
+	"	mov %eax, (%eax)\n"
+	"	jmp 3f\n"
+	"2:\n"
+	"	mov (%eax), %edx\n"
+	"3:\n"
+	"	add $4, %esi\n"
+	"	jmp 1b\n"
+	"4:\n"
+	"	out %eax, $0x7e\n"		/* KT_DONE_PORT */
+	"	jmp 1b\n"
+	".code64\n"
+	"pt_code_end:\n"
+	".popsection\n");
+
+static void shuffle(uint32_t *a, uint64_t n, uint32_t *x)
+{
+	uint64_t i, j;
+	uint32_t t;
+
+	for (i = n - 1; n && i > 0; i--) {
+		j = xorshift(x) % (i + 1);
+		t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+}
+
+/* Fill @tab with pattern @p's page numbers; return their count. */
+static uint64_t pt_build(enum pattern p, uint64_t pages, uint64_t cpages,
+			 uint32_t *tab, uint32_t seed)
+{
+	uint64_t nchunks = pages / cpages, n = 0, i, j, k, step;
+	uint32_t *order = malloc(nchunks * sizeof(*order)), *hot, x = seed;
+
+	KT_ASSERT(order, "malloc");
+	for (i = 0; i < nchunks; i++)
+		order[i] = i;
+	switch (p) {
+	case PT_RAND:
+	case PT_RAND_SPARSE:
+		shuffle(order, nchunks, &x);
+		step = p == PT_RAND ? 1 : SPARSE;
+		for (i = 0; i < nchunks; i++)
+			for (j = 0; j < cpages; j++) {
+				k = order[i] * cpages + j;
+				if (k % step == 0)
+					tab[n++] = k;
+			}
+		break;
+	case PT_SEQ:
+	case PT_SEQ_SPARSE:
+	case PT_STRIDE2:
+	case PT_STRIDE8:
+	case PT_STRIDE64:
+		step = p == PT_SEQ ? 1 : p == PT_STRIDE2 ? 2 :
+		       p == PT_STRIDE64 ? 64 : SPARSE;
+		for (k = 0; k < pages; k += step)
+			tab[n++] = k;
+		break;
+	case PT_REVERSE:
+		for (k = pages; k-- > 0;)
+			tab[n++] = k;
+		break;
+	case PT_HOTSET:
+		hot = malloc(pages * sizeof(*hot));
+		KT_ASSERT(hot, "malloc");
+		for (k = 0; k < pages; k++)
+			hot[k] = k;
+		shuffle(hot, pages, &x);
+		/* The hot set: the first eighth of a random permutation. */
+		for (i = 0; i < PT_HOT_PASSES; i++) {
+			shuffle(hot, pages / SPARSE, &x);
+			for (k = 0; k < pages / SPARSE; k++)
+				tab[n++] = hot[k];
+		}
+		free(hot);
+		break;
+	default:
+		break;
+	}
+	free(order);
+	return n;
+}
+
+/* Run the table program over entries [0, n) of the table in @mode. */
+static void pt_run(struct kt_vcpu *v, uint64_t n, uint32_t mode)
+{
+	kt_vcpu_setup_loop(v, PT_CODE_GPA, PT_TABLE_GPA,
+			   PT_TABLE_GPA + n * 4, 0, mode, 0);
+	kt_vcpu_run_done(v);
+}
+
+static void run_pattern(const char *src, enum pattern p, uint64_t chunk,
+			const struct arm *a, unsigned int round)
+{
+	uint64_t size = (uint64_t)pat_mib << 20, pages = size / KT_PAGE_SIZE;
+	uint64_t cpages = chunk / KT_PAGE_SIZE, nchunks = pages / cpages;
+	uint64_t n, i, t0, ms_ns, scan_pf = 0, wasted = 0, bad = 0;
+	struct ktb_result usage;
+	uint64_t touched_pages = 0, chunks_touched = 0, cand = 0, pf0;
+	uint32_t *tab;
+	uint8_t *touched, *ctouched;
+	struct ctr c0 = { 0 }, c1 = { 0 };
+	cpu_set_t old, one;
+	struct kt_vcpu *v;
+	struct kt_uffd *u;
+	struct kt_vm *vm;
+	char what[200];
+	const char *mem;
+	int ret;
+	bool ok;
+
+	KT_ASSERT(cpages && size % chunk == 0 &&
+		  (PT_HOT_PASSES + 1) * pages * 4 <= PT_TABLE_MAX,
+		  "patterns: %llu MiB at %llu KiB", (unsigned long long)size >> 20,
+		  (unsigned long long)chunk >> 10);
+	touched = calloc(pages, 1);
+	ctouched = calloc(nchunks, 1);
+	KT_ASSERT(touched && ctouched, "calloc");
+
+	KT_ASSERT(!sched_getaffinity(0, sizeof(old), &old), "getaffinity");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(one), &one), "setaffinity");
+
+	vm = vm_new(a, chunk);
+	memcpy(kt_vm_gpa_to_hva(vm, PT_CODE_GPA), pt_code,
+	       pt_code_end - pt_code);
+	tab = kt_vm_add_slot(vm, 2, PT_TABLE_GPA, PT_TABLE_MAX, 0, NULL);
+	n = pt_build(p, pages, cpages, tab, round * 2654435761u | 1);
+	for (i = 0; i < n; i++) {
+		if (!touched[tab[i]])
+			touched_pages++;
+		touched[tab[i]] = 1;
+		ctouched[tab[i] / cpages] = 1;
+		tab[i] = GPA + (uint64_t)tab[i] * KT_PAGE_SIZE;
+	}
+	for (i = 0; i < nchunks; i++)
+		chunks_touched += ctouched[i];
+
+	u = kt_uffd_create_alloc(size, ALIGN_2M, src, chunk);
+	kt_vm_add_slot(vm, 1, GPA, size, 0, kt_uffd_base(u));
+	mem = kt_uffd_base(u);
+	v = kt_vcpu_add(vm, 0);
+	kt_touch(v, GPA, GPA, 0, KT_TOUCH_READ);
+	/* The table in, then fresh policy state for the run. */
+	kt_touch(v, PT_TABLE_GPA, PT_TABLE_GPA + n * 4, 0, KT_TOUCH_READ);
+	ret = ktsys_set_policy(vm->fd, "none", 0, 0);
+	KT_ASSERT(!ret, "set none: %s", strerror(-ret));
+	ret = ktsys_set_policy(vm->fd, a->policy, arm_nr(a, chunk), arm_gup(a));
+	KT_ASSERT(!ret, "set %s: %s", a->policy, strerror(-ret));
+
+	ctr_add(&c0, v);
+	t0 = kt_now_ns();
+	pt_run(v, n, KT_TOUCH_WRITE);
+	ms_ns = kt_now_ns() - t0;
+	ctr_add(&c1, v);
+	ctr_sub(&c1, &c0);
+	ok = kt_uffd_quiesce(u, 10000);
+	/* KVM's own account, before the scan below touches anything. */
+	ktb_usage_read(vm, &usage);
+
+	/*
+	 * Prefetched and never touched: with prefetch off, read every page
+	 * the guest did not touch in a chunk it touched (the host has no
+	 * other); those that do not fault were mapped.
+	 */
+	for (i = 0; i < pages; i++)
+		if (!touched[i] && ctouched[i / cpages])
+			tab[cand++] = GPA + i * KT_PAGE_SIZE;
+	if (cand) {
+		ret = ktsys_set_policy(vm->fd, "none", 0, 0);
+		KT_ASSERT(!ret, "set none: %s", strerror(-ret));
+		/* The scan's own table pages must not count. */
+		kt_touch(v, PT_TABLE_GPA, PT_TABLE_GPA + cand * 4, 0,
+			 KT_TOUCH_READ);
+		pf0 = kt_vcpu_stat_get(v, "pf_taken");
+		pt_run(v, cand, KT_TOUCH_READ);
+		scan_pf = kt_vcpu_stat_get(v, "pf_taken") - pf0;
+		wasted = cand - scan_pf;
+	}
+
+	/* Every page of every touched chunk (the others are not there). */
+	for (i = 0; i < nchunks; i++)
+		if (ctouched[i])
+			bad += bad_pages(mem + i * chunk, src + i * chunk, cpages,
+					 GPA + i * chunk, touched + i * cpages);
+	ok = ok && !bad && !kt_uffd_errors(u) &&
+	     kt_uffd_populated(u) == chunks_touched;
+	snprintf(what, sizeof(what),
+		 "patterns %s %lluK %s round %u: %llu bad pages, %llu errors, %llu of %llu chunks",
+		 pt_names[p], (unsigned long long)chunk >> 10, a->id, round,
+		 (unsigned long long)bad,
+		 (unsigned long long)kt_uffd_errors(u),
+		 (unsigned long long)kt_uffd_populated(u),
+		 (unsigned long long)chunks_touched);
+	judge(ok, what);
+	printf("@@SCALE dim=patterns workload=%s dense=%d arm=%s nr=%u restore=copy chunk=%llu mib=%u vcpus=1 round=%u ms=%.3f chunks=%llu touched_chunks=%llu accesses=%llu touched=%llu events=%llu pf=%llu windows=%llu mapped=%llu scan=%llu scan_pf=%llu wasted=%llu ok=%d\n",
+	       pt_names[p], pt_dense[p], a->id, arm_nr(a, chunk),
+	       (unsigned long long)chunk >> 10, pat_mib, round, ms_ns / 1e6,
+	       (unsigned long long)nchunks, (unsigned long long)chunks_touched,
+	       (unsigned long long)n, (unsigned long long)touched_pages,
+	       (unsigned long long)kt_uffd_events(u),
+	       (unsigned long long)c1.pf, (unsigned long long)c1.windows,
+	       (unsigned long long)c1.mapped, (unsigned long long)cand,
+	       (unsigned long long)scan_pf, (unsigned long long)wasted, ok);
+	if (usage.have_usage)
+		printf("@@SCALE dim=usage workload=%s arm=%s chunk=%llu round=%u used=%llu unused=%llu untouched=%llu avoided=%llu pf=%llu\n",
+		       pt_names[p], a->id, (unsigned long long)chunk >> 10,
+		       round, (unsigned long long)usage.used,
+		       (unsigned long long)usage.unused,
+		       (unsigned long long)usage.untouched,
+		       (unsigned long long)usage.avoided,
+		       (unsigned long long)c1.pf);
+	fflush(stdout);
+
+	kt_vcpu_free(v);
+	kt_vm_free(vm);
+	kt_uffd_destroy(u);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(old), &old), "setaffinity");
+	free(touched);
+	free(ctouched);
+}
+
+static void dim_patterns_run(const char *src)
+{
+	const struct arm *arms[4] = { &arm_none, &arm_auto_c, &arm_adaptive,
+				      &arm_auto_512 };
+	unsigned int r, p, ci, k, n = pat_auto512 ? 4 : 3;
+	uint64_t t0 = kt_now_ns();
+
+	for (r = 1; r <= pat_rounds; r++) {
+		for (ci = 0; ci < nr_pat_chunks; ci++)
+			for (p = 0; p < NR_PATTERNS; p++)
+				for (k = 0; pt_on[p] && k < n; k++)
+					run_pattern(src, p,
+						    (uint64_t)pat_chunks[ci] << 10,
+						    arms[r % 2 ? k : n - 1 - k], r);
+		kt_info("scale: patterns round %u done at %.0f s", r,
+			(kt_now_ns() - t0) / 1e9);
+	}
+	kt_info("scale: patterns done in %.0f s", (kt_now_ns() - t0) / 1e9);
+}
+
 /* ---- arguments --------------------------------------------------------- */
 
 static unsigned int parse_list(char *v, unsigned int *out)
@@ -611,7 +912,28 @@ static const struct scale_key {
 	{ "rnd_mib", &rnd_mib, NULL },
 	{ "rnd_rounds", &rnd_rounds, NULL },
 	{ "rnd_chunk", &rnd_chunk, NULL },
+	{ "pat_mib", &pat_mib, NULL },
+	{ "pat_rounds", &pat_rounds, NULL },
+	{ "pat_chunks", &nr_pat_chunks, pat_chunks },
+	{ "pat_auto512", &pat_auto512, NULL },
 };
+
+/* pat_names=a:b:c: run only these patterns. */
+static void parse_patterns(char *v)
+{
+	char *tok, *save;
+	unsigned int p;
+
+	for (p = 0; p < NR_PATTERNS; p++)
+		pt_on[p] = false;
+	for (tok = strtok_r(v, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		for (p = 0; p < NR_PATTERNS; p++)
+			if (!strcmp(tok, pt_names[p]))
+				break;
+		KT_ASSERT(p < NR_PATTERNS, "kp.scale: unknown pattern '%s'", tok);
+		pt_on[p] = true;
+	}
+}
 
 /* kp.scale=k=v,k=v from /proc/cmdline; false if there is none. */
 static bool parse_cmdline(void)
@@ -640,6 +962,11 @@ static bool parse_cmdline(void)
 			dim_clones = strstr(v, "clones");
 			dim_mem = strstr(v, "mem");
 			dim_random = strstr(v, "random");
+			dim_patterns = strstr(v, "patterns");
+			continue;
+		}
+		if (!strcmp(tok, "pat_names")) {
+			parse_patterns(v);
 			continue;
 		}
 		for (k = scale_keys; k < scale_keys + ARRAY_SIZE(scale_keys); k++)
@@ -679,6 +1006,8 @@ int main(int argc, char **argv)
 		big = (uint64_t)cl_mib << 20;
 	if (dim_random && (uint64_t)rnd_mib << 20 > big)
 		big = (uint64_t)rnd_mib << 20;
+	if (dim_patterns && (uint64_t)pat_mib << 20 > big)
+		big = (uint64_t)pat_mib << 20;
 	for (i = 0; dim_mem && i < nr_mem_sizes; i++)
 		if ((uint64_t)mem_sizes[i] << 20 > big)
 			big = (uint64_t)mem_sizes[i] << 20;
@@ -698,6 +1027,8 @@ int main(int argc, char **argv)
 		dim_mem_run(src);
 	if (dim_random)
 		dim_random_run(src);
+	if (dim_patterns)
+		dim_patterns_run(src);
 	ktb_src_free(src, big);
 	if (nr_runs && !nr_bad)
 		kt_pass("bench_scale: %u runs, every page of every run verified",

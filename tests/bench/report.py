@@ -120,6 +120,20 @@ def fmt(v, spec=".1f", none="-"):
     return none if v is None else format(v, spec)
 
 
+def usage(g):
+    """Precision and coverage (percent) of a group's median run, or None.
+
+    precision = used / (used + unused + untouched) at the end of the pass:
+    a page still untouched then is one the pass did not use; coverage =
+    avoided / (avoided + pf_taken)."""
+    u, n, t, a, pf = (g.med(k) for k in ("used", "unused", "untouched", "avoided", "pf"))
+    if u is None or n is None or t is None:
+        return None, None
+    prec = 100.0 * u / (u + n + t) if u + n + t else None
+    cov = 100.0 * a / (a + pf) if a is not None and pf is not None and a + pf else None
+    return prec, cov
+
+
 def fmt_count(g, k):
     lo, hi = g.span(k)
     if lo is None:
@@ -310,7 +324,9 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
 
     # ---- details
     w("### Details\n")
-    w("faults/chunk = pf_taken / chunks; cost = (median - limit) / prefetch_mapped. "
+    w("faults/chunk = pf_taken / chunks; cost = (median - limit) / prefetch_mapped; "
+      "precision = prefetch_used / (used + unused + untouched) after the pass, coverage = "
+      "prefetch_avoided / (avoided + pf_taken) (VM stats, prefetch-api.rst; `-` without them). "
       "copy ms = time the handler spent in UFFDIO_COPY (allocating and copying the "
       "pages; the same work in every configuration); rest = median - copy ms: the "
       "guest faults, the userfaultfd hand-offs and prefetch, which is what a "
@@ -318,8 +334,8 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
     w("| C | M | configuration | runs | median ms | min | max | vs stock | norm. ms | "
       "norm. vs stock | copy ms | "
       "rest ms | rest vs stock | UFFD events | pf_taken | faults/chunk | windows | mapped | "
-      "cost us/mapped |")
-    w("|---" * 19 + "|")
+      "cost us/mapped | precision | coverage |")
+    w("|---" * 21 + "|")
     for c in chunks:
         for cf in cfgs:
             g = uffd.get((cf, c))
@@ -341,7 +357,8 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
               f"{fmt(rest(cf, c))} | {fmt(pct(rest(cf, c), rest('stock', c)), '+.1f')} | "
               f"{fmt_count(g, 'events')} | "
               f"{fmt_count(g, 'pf')} | {fmt(fpc, '.3f')} | {fmt_count(g, 'windows')} | "
-              f"{fmt_count(g, 'mapped')} | {fmt(cost, '.1f')} |")
+              f"{fmt_count(g, 'mapped')} | {fmt(cost, '.1f')} | "
+              f"{fmt(usage(g)[0], '.1f')} | {fmt(usage(g)[1], '.1f')} |")
             rows.append(dict(kind="uffd", cfg=cf, label=label(cf), chunk_kib=c // 1024,
                              mib=g.mib, vcpus=1, runs=g.n, errors=len(g.bad),
                              median_ms=med, min_ms=lo, max_ms=hi,
@@ -353,10 +370,11 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
                              events=g.med("events"), dup=g.med("dup"), chunks=ch,
                              pages=g.med("pages"), pf_taken=pf, pf_2nd_pass=g.med("pf2"),
                              windows=g.med("windows"), mapped=mp,
-                             faults_per_chunk=fpc, cost_us_per_mapped=cost))
+                             faults_per_chunk=fpc, cost_us_per_mapped=cost,
+                             precision_pct=usage(g)[0], coverage_pct=usage(g)[1]))
         lm = limit[c]
         w(f"| {kib(c)} | {mib_of[c]} | limit (2nd pass) | | {fmt(lm[0])} | {fmt(lm[1])} | "
-          f"{fmt(lm[2])} | | | | | | | | | | | | |")
+          f"{fmt(lm[2])} | | | | | | | | | | | | | | |")
         rows.append(dict(kind="limit", cfg="limit", label="limit (2nd pass)",
                          chunk_kib=c // 1024, mib=mib_of[c], vcpus=1,
                          median_ms=lm[0], min_ms=lm[1], max_ms=lm[2]))
@@ -432,19 +450,21 @@ def section(runs, bcfg, args, md, rows, sec_title, png):
         w("The guest writes one page per KVM_RUN, in a shuffled order seeded with the "
           "round (the same pages for every configuration in a round). `mapped` are "
           "pages prefetched; those the guest never touches are wasted work.\n")
-        w("| configuration | runs | pf_taken | windows | mapped | mapped per fault | median ms |")
-        w("|---" * 7 + "|")
+        w("| configuration | runs | pf_taken | windows | mapped | mapped per fault | median ms | "
+          "precision | coverage |")
+        w("|---" * 9 + "|")
         for cf in sorted(rnd, key=order_key):
             g = rnd[cf]
             pf, mp = g.med("pf"), g.med("mapped")
             w(f"| {label(cf)} | {g.n} | {fmt_count(g, 'pf')} | {fmt_count(g, 'windows')} | "
               f"{fmt_count(g, 'mapped')} | {fmt(mp / pf if pf and mp is not None else None, '.2f')} | "
-              f"{fmt(g.med('ms'))} |")
+              f"{fmt(g.med('ms'))} | {fmt(usage(g)[0], '.1f')} | {fmt(usage(g)[1], '.1f')} |")
             rows.append(dict(kind="random", cfg=cf, label=label(cf), chunk_kib=0,
                              mib=g.mib, vcpus=1, runs=g.n, errors=len(g.bad),
                              median_ms=g.med("ms"), min_ms=g.span("ms")[0],
                              max_ms=g.span("ms")[1], pages=g.med("pages"),
-                             pf_taken=pf, windows=g.med("windows"), mapped=mp))
+                             pf_taken=pf, windows=g.med("windows"), mapped=mp,
+                             precision_pct=usage(g)[0], coverage_pct=usage(g)[1]))
         w("")
 
     # ---- targets

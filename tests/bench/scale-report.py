@@ -6,7 +6,8 @@ usage: scale-report.py --lines scale-lines.txt --out results.md
                        [--abi ABI] [--command CMD] [--date DATE]
                        [--vm-seconds N]
 
-One markdown table per dimension (vcpus, clones, mem, random) and a
+One markdown table per dimension (vcpus, clones, mem, random,
+patterns) and a
 section that checks each target of the issue against the numbers.
 Times are medians over the rounds; ratios compare arms measured in the
 same boot, interleaved.
@@ -275,6 +276,127 @@ def random_table(g, any_r, cpus, out, verdicts):
     out.append('')
 
 
+PATTERNS = ['seq', 'rand', 'reverse', 'seq-sparse', 'rand-sparse',
+            'stride2', 'stride8', 'stride64', 'hotset']
+SPARSE_PATTERNS = ('seq-sparse', 'rand-sparse', 'stride2', 'stride8', 'stride64',
+                   'hotset')
+
+
+def patterns_table(g, any_r, cpus, out, verdicts):
+    """Issue 49: each access pattern at each chunk size, none / auto
+    nr=C/4K / adaptive."""
+    out.append('## Access patterns (one vCPU, %s MiB, copy restore)\n'
+               % any_r['mib'])
+    out.append('Dense patterns touch every page: `seq` (linear), `rand` '
+               '(chunks in a seeded random order), `reverse` (top down). '
+               'Sparse ones do not: `seq-sparse` and `stride8` (one page in '
+               '8, linear; the same pages), `rand-sparse` (one in 8, chunks '
+               'in random order), `stride2`, `stride64`, `hotset` (a random '
+               'eighth of the pages, three passes in random orders). '
+               'Times are medians over the rounds; "vs none" and "vs '
+               'auto-C" are medians of the per-round ratios (the arms of a '
+               'point run back to back). "noise" is the spread of `none` '
+               'over the rounds, (max - min) / median. faults/chunk: guest '
+               'faults per chunk the pattern touches. wasted: pages '
+               'prefetched and never touched, as a share of the pages '
+               'prefetched (- when none were). "(no window)": adaptive '
+               'opened no window in any round, so it did what none did '
+               'and its ratio to none is the machine\'s noise.\n')
+    out.append('| pattern | C KiB | none ms | auto-C ms | adaptive ms '
+               '| noise | adaptive vs none | adaptive vs auto-C '
+               '| faults/chunk none/auto-C/adaptive '
+               '| prefetched auto-C/adaptive | wasted auto-C/adaptive | runs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    slow, waste, dense_far, fpc, extra_rows = [], [], [], [], []
+    n_pts = 0
+    chunks = sorted({k[1] for k in g})
+    pats = [p for p in PATTERNS if any(k[0] == p for k in g)]
+    for p in pats:
+        for c in chunks:
+            rs = {a: g.get((p, c, a), []) for a in ('none', 'auto-C',
+                                                      'adaptive')}
+            if not all(rs.values()):
+                continue
+            n_pts += 1
+            ms = {a: med([r['ms'] for r in rs[a]]) for a in rs}
+            nn = [r['ms'] for r in rs['none']]
+            noise = (max(nn) - min(nn)) / med(nn) * 100 if nn else 0
+            vn = paired(rs['adaptive'], rs['none'])
+            va = paired(rs['adaptive'], rs['auto-C'])
+            f = {a: med([r['pf'] / max(1, r['touched_chunks'])
+                         for r in rs[a]]) for a in rs}
+            mp = {a: med([r['mapped'] for r in rs[a]]) for a in rs}
+            wp = {}
+            for a in ('auto-C', 'adaptive'):
+                m = sum(r['mapped'] for r in rs[a])
+                wp[a] = (sum(r['wasted'] for r in rs[a]) / m * 100
+                         if m else float('nan'))
+            dense = bool(rs['none'][0].get('dense'))
+            ok = all(r['ok'] for a in rs for r in rs[a])
+            # No window in any round: the same work as none, so its
+            # ratio to none shows the machine's noise.
+            idle = all(r['windows'] == 0 for r in rs['adaptive'])
+            a512 = g.get((p, c, 'auto-512'), [])
+            if a512:
+                extra_rows.append('| %s | %d | %.0f | %s | %s | %.2f |' %
+                                  (p, c, med([r['ms'] for r in a512]),
+                                   fmt_pct(paired(a512, rs['auto-C'])),
+                                   fmt_pct(paired(rs['adaptive'], a512)),
+                                   med([r['pf'] / max(1, r['touched_chunks'])
+                                        for r in a512])))
+            out.append('| %s%s | %d | %.0f | %.0f | %.0f | %.0f%% | %s%s | %s '
+                       '| %.2f / %.2f / %.2f | %.0f / %.0f | %s / %s | %d%s |' %
+                       (p, '' if dense else ' (sparse)', c, ms['none'],
+                        ms['auto-C'], ms['adaptive'], noise, fmt_pct(vn),
+                        ' (no window)' if idle else '', fmt_pct(va), f['none'], f['auto-C'], f['adaptive'],
+                        mp['auto-C'], mp['adaptive'],
+                        '-' if math.isnan(wp['auto-C']) else
+                        '%.0f%%' % wp['auto-C'],
+                        '-' if math.isnan(wp['adaptive']) else
+                        '%.1f%%' % wp['adaptive'],
+                        len(rs['adaptive']), '' if ok else ' (FAIL)'))
+            if vn > noise:
+                slow.append('%s %d KiB %s (noise %.0f%%)' %
+                            (p, c, fmt_pct(vn), noise))
+            if not dense and not math.isnan(wp['adaptive']) and \
+                    wp['adaptive'] > 10:
+                waste.append('%s %d KiB %.1f%%' % (p, c, wp['adaptive']))
+            if dense and va > 10:
+                dense_far.append('%s %d KiB %s' % (p, c, fmt_pct(va)))
+            if p == 'rand' and f['adaptive'] > 1.5:
+                fpc.append('%d KiB %.2f' % (c, f['adaptive']))
+    out.append('')
+    if extra_rows:
+        out.append('auto nr=512 (`auto-512`): adaptive\'s steady window '
+                   'without its logic, so that "auto-512 vs auto-C" is what '
+                   'a window larger than the chunk costs the engine and '
+                   '"adaptive vs auto-512" what the policy adds.\n')
+        out.append('| pattern | C KiB | auto-512 ms | auto-512 vs auto-C '
+                   '| adaptive vs auto-512 | auto-512 faults/chunk |')
+        out.append('|---|---|---|---|---|---|')
+        out.extend(extra_rows)
+        out.append('')
+    verdicts.append(
+        '- Patterns, adaptive never slower than none beyond the noise '
+        'band (%d points): %s' % (n_pts, '**met** at every point.' if not
+                                  slow else '**missed** at ' +
+                                  '; '.join(slow) + '.'))
+    verdicts.append(
+        '- Patterns, adaptive wastes at most 10%% of its prefetched pages '
+        'on sparse patterns: %s' % ('**met** at every point.' if not waste
+                                    else '**missed** at ' +
+                                    '; '.join(waste) + '.'))
+    verdicts.append(
+        '- Patterns, adaptive within 10%% of the best fixed window (auto '
+        'nr=C/4K) on dense patterns: %s' %
+        ('**met** at every point.' if not dense_far else '**missed** at ' +
+         '; '.join(dense_far) + '.'))
+    verdicts.append(
+        '- Patterns, adaptive takes at most 1.5 faults per chunk in dense '
+        'random order: %s' % ('**met** at every chunk size.' if not fpc
+                              else '**missed** at ' + '; '.join(fpc) + '.'))
+
+
 def plot(rows, png):
     """Two panels: clones' per-VM median and p95 against N, and the
     memory dimension's time per GiB against the size (gnuplot)."""
@@ -329,11 +451,52 @@ unset multiplot
 # Each dimension's table: (its function, the dimension, the keys of a
 # row's group).  A table is given its groups, their first row, which
 # says what all share (MiB, chunk size), and the test VM's CPUs.
+def usage_table(g, any_r, cpus, out, verdicts):
+    """KVM's usage stats of the patterns' runs (prefetch-api.rst)."""
+    out.append('### Precision and coverage of the patterns (KVM\'s stats)\n')
+    out.append('From the VM\'s prefetch_used, _unused, _untouched and '
+               '_avoided stats right after the pass, summed over the '
+               'rounds: precision = used / (used + unused + untouched), '
+               'the share of prefetched pages the guest used (the '
+               'complement of "wasted" above, counted by KVM instead of '
+               'by a scan); coverage = avoided / (avoided + guest faults). '
+               '- where nothing was prefetched.\n')
+    out.append('| pattern | C KiB | arm | prefetched | used | precision '
+               '| coverage | runs |')
+    out.append('|---|---|---|---|---|---|---|---|')
+    low = []
+    pats = [p for p in PATTERNS if any(k[0] == p for k in g)]
+    for p in pats:
+        for c in sorted({k[1] for k in g if k[0] == p}):
+            for arm in ('auto-C', 'adaptive', 'auto-512'):
+                rs = g.get((p, c, arm), [])
+                if not rs:
+                    continue
+                u = sum(r['used'] for r in rs)
+                al = u + sum(r['unused'] + r['untouched'] for r in rs)
+                av = sum(r['avoided'] for r in rs)
+                pf = sum(r['pf'] for r in rs)
+                prec = '%.1f%%' % (u / al * 100) if al else '-'
+                cov = '%.1f%%' % (av / (av + pf) * 100) if av + pf else '-'
+                out.append('| %s | %d | %s | %d | %d | %s | %s | %d |' %
+                           (p, c, arm, al, u, prec, cov, len(rs)))
+                if arm == 'adaptive' and al >= 64 and u / al < 0.9 and \
+                        p in SPARSE_PATTERNS:
+                    low.append('%s %d KiB %.1f%%' % (p, c, u / al * 100))
+    out.append('')
+    verdicts.append('- adaptive\'s precision on sparse patterns, by KVM\'s '
+                    'stats (points with at least 64 pages prefetched): %s' %
+                    ('**met**, at least 90% everywhere' if not low else
+                     '**missed**, below 90%: ' + ', '.join(low)))
+
+
 TABLES = (
     (vcpus_table, 'vcpus', ('restore', 'chunk', 'vcpus', 'arm')),
     (clones_table, 'clones', ('clones', 'arm')),
     (mem_table, 'mem', ('mib', 'arm')),
     (random_table, 'random', ('workload', 'arm')),
+    (patterns_table, 'patterns', ('workload', 'chunk', 'arm')),
+    (usage_table, 'usage', ('workload', 'chunk', 'arm')),
 )
 
 

@@ -15,6 +15,9 @@
  *	auto-512	ours, auto, nr_pages 512 (gup nofault)
  *	bpf-auto-8	ours, bpf_auto (kvm-policy/bpf/auto.bpf.c, loaded with
  *	bpf-auto-512	kvm-prefetch bpf load; 6.12 base), nr_pages 8 or 512
+ *	adaptive-512	ours, the adaptive module, nr_pages 512
+ *	bpf-adaptive-512 ours, bpf_adaptive (kvm-policy/bpf/adaptive.bpf.c:
+ *			the module's logic as BPF; 6.12 base), nr_pages 512
  *	cold-<cfg>	<cfg> (stock, none, auto-8, auto-512, adaptive) on cold
  *			memory: a fresh anonymous mapping the host has not
  *			populated, so that every guest fault also faults the
@@ -31,8 +34,8 @@
  *
  * Output, parsed by report.py:
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
- *		and after selecting a policy module (kvm and kvm_amd; the
- *		policy modules kvm_prefetch_* count with them, as
+ *		and after a policy module is autoloaded (kvm and kvm_amd;
+ *		the policy modules kvm_prefetch_* count with them, as
  *		@@COSTOTHER; other modules as @@COSTOTHER: the module
  *		area's code outside every module is BPF's JIT images and
  *		trampolines, which report.py adds to kvm's)
@@ -74,6 +77,8 @@ static const struct cfg all_cfgs[] = {
 	{ "auto-512", "auto", 512 },
 	{ "bpf-auto-8", "bpf_auto", 8 },
 	{ "bpf-auto-512", "bpf_auto", 512 },
+	{ "adaptive-512", "adaptive", 512 },
+	{ "bpf-adaptive-512", "bpf_adaptive", 512 },
 	{ "cold-stock", NULL, 0, true },
 	{ "cold-none", "none", 0, true },
 	{ "cold-auto-8", "auto", 8, true },
@@ -85,7 +90,7 @@ static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
 static unsigned int nr_sizes = 2;
 static char cfg_list[256] = "stock:none:auto-8:auto-512";
 static unsigned int nr_marks;
-static bool bpf_loaded;
+static char bpf_loaded[64];	/* the BPF policy loaded, if any */
 static bool want_syms, core_syms_printed;
 
 /*
@@ -169,10 +174,7 @@ static void run(const struct cfg *c, uint64_t pages)
 				     KVM_PREFETCH_GUP_NOFAULT);
 		KT_ASSERT(!r, "%s: KVM_SET_PREFETCH_POLICY: %s", c->id,
 			  strerror(-r));
-		/*
-		 * A policy module (adaptive) is autoloaded by the ioctl:
-		 * say where it is, so that its text counts as KVM's.
-		 */
+		/* A policy module (adaptive) is autoloaded now: list it. */
 		if (!strcmp(c->policy, "adaptive"))
 			print_modules();
 	}
@@ -280,17 +282,32 @@ int main(int argc, char **argv)
 				  mods);
 			print_modules();
 		}
-		if (c->policy && !strcmp(c->policy, "bpf_auto") && !bpf_loaded) {
-			KT_ASSERT(!system("kvm-prefetch bpf load /bpf/auto.bpf.o"),
-				  "kvm-prefetch bpf load /bpf/auto.bpf.o");
-			bpf_loaded = true;
+		if (c->policy && !strncmp(c->policy, "bpf_", 4) &&
+		    strcmp(c->policy, bpf_loaded)) {
+			char cmd[128];
+
+			if (bpf_loaded[0]) {
+				snprintf(cmd, sizeof(cmd),
+					 "kvm-prefetch bpf unload %s", bpf_loaded);
+				KT_ASSERT(!system(cmd), "%s", cmd);
+			}
+			/* bpf_<name> comes from /bpf/<name>.bpf.o. */
+			snprintf(cmd, sizeof(cmd),
+				 "kvm-prefetch bpf load /bpf/%s.bpf.o",
+				 c->policy + 4);
+			KT_ASSERT(!system(cmd), "%s", cmd);
+			snprintf(bpf_loaded, sizeof(bpf_loaded), "%s", c->policy);
 		}
 		for (s = 0; s < nr_sizes; s++)
 			run(c, sizes[s]);
 	}
-	if (bpf_loaded)
-		KT_ASSERT(!system("kvm-prefetch bpf unload bpf_auto"),
-			  "kvm-prefetch bpf unload bpf_auto");
+	if (bpf_loaded[0]) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "kvm-prefetch bpf unload %s",
+			 bpf_loaded);
+		KT_ASSERT(!system(cmd), "%s", cmd);
+	}
 	if (mods && strcmp(mods, "ours"))
 		KT_ASSERT(!ktb_swap_modules("ours"), "kvm-reload ours");
 	if (!kt_failures())

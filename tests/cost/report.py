@@ -10,7 +10,8 @@ For each @@COST line the instructions between its two snapshots are
 summed over the bins of kvm.ko and kvm-amd.ko (their ranges from the last
 @@COSTMOD lines before it), plus the bins of the module area that belong
 to no module (@@COSTOTHER lists the others): BPF's JIT images and
-trampolines, what a BPF policy runs; and over the core kernel text.  Per boot and
+trampolines, what a BPF policy runs, and the policy modules'
+(kvm_prefetch_*, e.g. adaptive); and over the core kernel text.  Per boot and
 configuration, the difference between the largest and the smallest size
 cancels what a run costs once; then
 

@@ -364,9 +364,30 @@ static void kpc_vm_stat(const char *dir, const char *stat, char *buf,
 		snprintf(buf, len, "?");
 }
 
+/*
+ * The precision and coverage of the VM's debugfs prefetch_usage line, as
+ * "vms" shows them ("-" without the file or the field).
+ */
+static void kpc_usage(const char *dir, char *precision, char *coverage)
+{
+	char line[512];
+	const char *p;
+
+	kpc_vm_stat(dir, "prefetch_usage", line, sizeof(line));
+	strcpy(precision, "-");
+	strcpy(coverage, "-");
+	p = strstr(line, " precision=");
+	if (p)
+		sscanf(p, " precision=%15s", precision);
+	p = strstr(line, " coverage=");
+	if (p)
+		sscanf(p, " coverage=%15s", coverage);
+}
+
 static void kpc_test_vms(void)
 {
-	char dir[256], want[256], win[32], mapped[32], faults[32], comm[32];
+	char dir[256], want[320], win[32], mapped[32], faults[32], comm[32];
+	char precision[16], coverage[16];
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
 	char *line, *mem;
@@ -394,12 +415,17 @@ static void kpc_test_vms(void)
 		  "the guest's writes were prefetched (windows %s, mapped %s)",
 		  win, mapped);
 
+	kpc_usage(dir, precision, coverage);
+	KT_EXPECT(!strcmp(precision, "100.0%"),
+		  "the guest used every page a window mapped: precision %s",
+		  precision);
+
 	kpc_expect(0, KPC("vms"), "vms with a VM");
 	kpc_param("/proc/self/comm", comm, sizeof(comm));
 	snprintf(want, sizeof(want),
-		 "%-16s %7d %-15s %-15s %8u %-7s %12s %12s %12s\n",
+		 "%-16s %7d %-15s %-15s %8u %-7s %12s %12s %12s %9s %9s\n",
 		 strrchr(dir, '/') + 1, (int)getpid(), comm, "auto", 16,
-		 "nofault", win, mapped, faults);
+		 "nofault", win, mapped, faults, precision, coverage);
 	line = strchr(kpc_out, '\n');
 	KT_EXPECT(line && !strcmp(line + 1, want),
 		  "vms prints the VM's line '%.*s', got '%s'",

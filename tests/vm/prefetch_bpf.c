@@ -56,6 +56,7 @@
 #define OBJ_BAD_OOB	"/bpf/bad_oob.bpf.o"
 #define OBJ_HOSTILE	"/bpf/hostile.bpf.o"
 #define OBJ_BAD_LOOP	"/bpf/bad_loop.bpf.o"
+#define OBJ_ADAPTIVE	"/bpf/adaptive.bpf.o"
 #define KVM_REFCNT	"/sys/module/kvm/refcnt"
 
 static char out[8192];
@@ -471,6 +472,56 @@ static void test_stride(long ref0)
 		  kvm_refcnt(), ref0);
 }
 
+/*
+ * bpf_adaptive builds the adaptive module's stream logic
+ * (kvm-policy/adaptive/adaptive_logic.h): on the same fault streams it
+ * takes the same faults and maps the same pages in the same windows.
+ */
+static void test_adaptive(long ref0)
+{
+	static const struct { uint32_t nr, first, end, stride; } cases[] = {
+		{ 64, 0, 256, 1 }, { 512, 0, 256, 1 }, { 64, 0, 256, 2 },
+		{ 64, 0, 256, 8 }, { 64, 3, 256, 9 }, { 16, 0, 256, 32 },
+	};
+	unsigned int i;
+	long ref1;
+	int rc;
+
+	/* The module first (autoloaded; it holds a reference to kvm.ko). */
+	run("adaptive", 64, 0, 1, 1);
+	ref1 = kvm_refcnt();
+	KT_EXPECT(ref1 >= ref0, "kvm refcnt %ld with the adaptive module", ref1);
+	rc = cli("bpf load " OBJ_ADAPTIVE);
+	KT_ASSERT(rc == 0, "bpf load adaptive.bpf.o: exit %d: %s", rc, out);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct counts b = run("bpf_adaptive", cases[i].nr,
+				      cases[i].first, cases[i].end,
+				      cases[i].stride);
+		struct counts m = run("adaptive", cases[i].nr, cases[i].first,
+				      cases[i].end, cases[i].stride);
+
+		kt_info("nr %u pages %u..%u stride %u: adaptive pf %llu mapped %llu windows %llu, bpf_adaptive pf %llu mapped %llu windows %llu",
+			cases[i].nr, cases[i].first, cases[i].end,
+			cases[i].stride, (unsigned long long)m.pf,
+			(unsigned long long)m.mapped,
+			(unsigned long long)m.windows,
+			(unsigned long long)b.pf, (unsigned long long)b.mapped,
+			(unsigned long long)b.windows);
+		KT_EXPECT(b.pf == m.pf && b.mapped == m.mapped &&
+			  b.windows == m.windows,
+			  "nr %u stride %u: bpf_adaptive's faults, pages and windows equal adaptive's (%llu/%llu/%llu)",
+			  cases[i].nr, cases[i].stride,
+			  (unsigned long long)m.pf,
+			  (unsigned long long)m.mapped,
+			  (unsigned long long)m.windows);
+	}
+	rc = cli("bpf unload bpf_adaptive");
+	KT_EXPECT(rc == 0, "bpf unload bpf_adaptive (%d: %s)", rc, out);
+	KT_EXPECT(wait_refcnt(ref1) == ref1,
+		  "bpf_adaptive unloaded: kvm refcnt %ld (want %ld)",
+		  kvm_refcnt(), ref1);
+}
+
 int main(void)
 {
 	long ref0;
@@ -495,5 +546,6 @@ int main(void)
 	test_hostile();
 	test_detach_while_used(ref0);
 	test_stride(ref0);
+	test_adaptive(ref0);
 	return kt_exit();
 }

@@ -52,6 +52,27 @@ static void check_contents(char *mem, uint64_t from, uint64_t to)
 		  (unsigned long long)bad);
 }
 
+/*
+ * The VM's usage stats (prefetch-api.rst): a prefetched huge SPTE counts
+ * its 512 pages, used once the guest touched it, and avoided one fault.
+ * Nothing to check where KVM has no such stats.
+ */
+static void usage_expect(struct kt_vm *vm, const char *what, const char *when,
+			 uint64_t used, uint64_t untouched, uint64_t avoided)
+{
+	uint64_t u, t, a;
+
+	if (kt_vm_stat(vm, "prefetch_used", &u))
+		return;
+	KT_ASSERT(!kt_vm_stat(vm, "prefetch_untouched", &t) &&
+		  !kt_vm_stat(vm, "prefetch_avoided", &a), "usage stats");
+	KT_EXPECT(u == used && t == untouched && a == avoided,
+		  "%s: usage, %s: used %llu untouched %llu avoided %llu (want %llu %llu %llu)",
+		  what, when, (unsigned long long)u, (unsigned long long)t,
+		  (unsigned long long)a, (unsigned long long)used,
+		  (unsigned long long)untouched, (unsigned long long)avoided);
+}
+
 static void run(bool hugetlb)
 {
 	const char *what = hugetlb ? "hugetlbfs" : "THP";
@@ -106,6 +127,8 @@ static void run(bool hugetlb)
 		  what, (unsigned long long)(b.p2m - a.p2m),
 		  (long long)(b.p4k - a.p4k));
 
+	usage_expect(vm, what, "prefetched, not used yet", 0, 2 * PAGES_PER_HUGE, 0);
+
 	/* The guest's writes to the prefetched huge pages take no fault. */
 	a = b;
 	kt_touch(vcpu, GPA + 2 * HUGE, GPA + 4 * HUGE, 0, KT_TOUCH_WRITE);
@@ -113,6 +136,7 @@ static void run(bool hugetlb)
 	KT_EXPECT(b.pf == a.pf, "%s: no fault on prefetched huge pages (%llu)",
 		  what, (unsigned long long)(b.pf - a.pf));
 	check_contents(mem, 0, 4 * HUGE);
+	usage_expect(vm, what, "used", 2 * PAGES_PER_HUGE, 0, 2);
 out:
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);

@@ -285,6 +285,16 @@ static void ktb_judge(struct ktb_result *r, struct kt_uffd *u)
 	r->ok = !r->err[0];
 }
 
+void ktb_usage_read(struct kt_vm *vm, struct ktb_result *r)
+{
+	r->have_usage = !kt_vm_stat(vm, "prefetch_used", &r->used) &&
+			!kt_vm_stat(vm, "prefetch_unused", &r->unused) &&
+			!kt_vm_stat(vm, "prefetch_untouched", &r->untouched) &&
+			!kt_vm_stat(vm, "prefetch_avoided", &r->avoided);
+	if (!r->have_usage)
+		r->used = r->unused = r->untouched = r->avoided = 0;
+}
+
 int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	    const struct ktb_config *cfg, struct ktb_result *r)
 {
@@ -329,6 +339,7 @@ int ktb_run(const char *src, uint64_t size, uint64_t chunk,
 	r->pf = s1.pf - s0.pf;
 	r->mapped = s1.mapped - s0.mapped;
 	r->windows = s1.windows - s0.windows;
+	ktb_usage_read(vm, r);
 	r->halt_wakeup = s1.halt_wakeup - s0.halt_wakeup;
 	r->apf_not_present = s1.apf_not_present - s0.apf_not_present;
 	r->apf_ready = s1.apf_ready - s0.apf_ready;
@@ -427,6 +438,7 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
 		r->mapped = kt_vcpu_stat_get(vcpu, "prefetch_mapped") - m0;
 		r->windows = kt_vcpu_stat_get(vcpu, "prefetch_windows") - w0;
 	}
+	ktb_usage_read(vm, r);
 
 	/* Touched pages hold their gpa in dword 0, the others the source. */
 	touched = calloc(pages, 1);

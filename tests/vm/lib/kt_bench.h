@@ -70,6 +70,12 @@ struct ktb_result {
 	bool have_prefetch;	/* the prefetch_* stats exist */
 	uint64_t windows;	/* prefetch_windows, first pass */
 	uint64_t mapped;	/* prefetch_mapped, first pass */
+	/*
+	 * The VM's prefetch usage after the pass (prefetch_used,
+	 * _unused, _untouched, _avoided), where KVM has the stats.
+	 */
+	bool have_usage;
+	uint64_t used, unused, untouched, avoided;
 	uint64_t bad_pages;	/* pages with wrong contents */
 	/* Proof of async #PF (first pass, all vCPUs). */
 	uint64_t halt_wakeup;	/* vCPU stat halt_wakeup */
@@ -118,6 +124,12 @@ int ktb_run_random(const char *src, uint64_t size, uint64_t touches,
  * Returns kvm-reload's exit status.
  */
 int ktb_swap_modules(const char *which);
+
+/*
+ * Read @vm's prefetch usage stats into @r (have_usage false, counts 0,
+ * where KVM has none).
+ */
+void ktb_usage_read(struct kt_vm *vm, struct ktb_result *r);
 
 /* Median of @n doubles (sorts @v). */
 double ktb_median(double *v, unsigned int n);

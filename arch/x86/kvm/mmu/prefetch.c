@@ -17,6 +17,7 @@
 #include "mmu.h"		/* and the register cache: is_guest_mode() */
 #include "mmu_internal.h"
 #include "spte.h"
+#include "tdp_iter.h"
 #include "tdp_mmu.h"
 #include "prefetch_mmu.h"
 #include "prefetch_batch.h"
@@ -135,8 +136,16 @@ static enum prefetch_step prefetch_gfn(struct kvm_vcpu *vcpu, gfn_t gfn,
 	/* In: the largest level the fault may map; out: the one it chose. */
 	*level = min(free, kvm_mmu_prefetch_max_level(gfn, start, end));
 	r = kvm_mmu_prefetch_auto_fault(vcpu, gfn, level);
-	if (r == RET_PF_FIXED)
+	if (r == RET_PF_FIXED) {
 		*mapped += KVM_PAGES_PER_HPAGE(*level);
+		/*
+		 * After the fault: a zap in between leaves its pages
+		 * marked, and a harvest counts them unused.
+		 */
+		kvm_prefetch_usage_mark(vcpu->kvm,
+					ALIGN_DOWN(gfn, KVM_PAGES_PER_HPAGE(*level)),
+					KVM_PAGES_PER_HPAGE(*level));
+	}
 
 	/*
 	 * Leave the rest to later faults if the vCPU has something better
@@ -487,3 +496,102 @@ int kvm_mmu_prefetch_faultin_pfn(struct kvm_vcpu *vcpu,
 	kvm_mmu_prefetch_fault_page(fault, hva);
 	return RET_PF_CONTINUE;
 }
+
+#ifdef CONFIG_KVM_PREFETCH_USAGE
+/**
+ * kvm_mmu_prefetch_spte_changed() - account a prefetched SPTE that changes
+ * @kvm: the VM, whose usage tracking is on (kvm_prefetch_usage_tracking())
+ * @as_id: the address space
+ * @gfn: the first guest frame the SPTE maps
+ * @old_spte: the SPTE before
+ * @new_spte: the SPTE after (or the frozen value a zap installs)
+ * @level: the SPTE's level
+ *
+ * Called by the TDP MMU for every change of an SPTE it makes, and by
+ * aging.  A leaf that goes away, is split, maps another page or loses its
+ * Accessed state (aging) accounts its tracked pages: used if it was
+ * accessed.  A leaf that only changes otherwise (write protection, dirty
+ * state) keeps them tracked.
+ */
+void kvm_mmu_prefetch_spte_changed(struct kvm *kvm, int as_id, gfn_t gfn,
+				   u64 old_spte, u64 new_spte, int level)
+{
+	bool used;
+
+	if (as_id || !is_shadow_present_pte(old_spte) ||
+	    !is_last_spte(old_spte, level))
+		return;
+	used = is_accessed_spte(old_spte);
+	if (is_shadow_present_pte(new_spte) && is_last_spte(new_spte, level) &&
+	    spte_to_pfn(new_spte) == spte_to_pfn(old_spte) &&
+	    (!used || is_accessed_spte(new_spte)))
+		return;
+	kvm_prefetch_usage_account(kvm, gfn, KVM_PAGES_PER_HPAGE(level), used);
+}
+
+/**
+ * kvm_arch_prefetch_harvest() - account the accessed prefetched SPTEs of a range
+ * @kvm: the VM
+ * @start: the first guest frame
+ * @end: the frame after the last
+ *
+ * Walks the leaves mapping [@start, @end) in every valid TDP MMU root of
+ * address space 0, with mmu_lock held for read, and accounts each
+ * accessed one as used.  An unaccessed leaf stays tracked; a tracked
+ * page with no leaf at all (a zap between an AUTO fault's install and its
+ * mark) is accounted unused.
+ */
+void kvm_arch_prefetch_harvest(struct kvm *kvm, u64 start, u64 end)
+{
+	DECLARE_BITMAP(seen, 512) = {};
+	unsigned int first, last;
+	struct kvm_mmu_page *root;
+	struct tdp_iter iter;
+	u64 gfn, pages;
+
+	if (WARN_ON_ONCE(end - start > 512))
+		return;
+	read_lock(&kvm->mmu_lock);
+	rcu_read_lock();
+	list_for_each_entry_rcu(root, &kvm->arch.tdp_mmu_roots, link) {
+		if (!kvm_mmu_prefetch_harvest_root(root))
+			continue;
+		for_each_prefetch_tdp_pte(iter, kvm, root, start, end) {
+			if (!is_shadow_present_pte(iter.old_spte) ||
+			    !is_last_spte(iter.old_spte, iter.level))
+				continue;
+			pages = KVM_PAGES_PER_HPAGE(iter.level);
+			gfn = max_t(u64, iter.gfn, start);
+			bitmap_set(seen, gfn - start,
+				   min_t(u64, iter.gfn + pages, end) - gfn);
+			if (is_accessed_spte(iter.old_spte))
+				kvm_prefetch_usage_account(kvm, iter.gfn, pages,
+							   true);
+		}
+	}
+	rcu_read_unlock();
+	/* Marked, but mapped by no leaf: gone before its mark. */
+	for_each_clear_bitrange(first, last, seen, end - start)
+		kvm_prefetch_usage_account(kvm, start + first, last - first,
+					   false);
+	read_unlock(&kvm->mmu_lock);
+}
+
+/**
+ * kvm_arch_prefetch_faults_taken() - the guest faults a VM's vCPUs fixed
+ * @kvm: the VM
+ *
+ * Return: pf_fixed summed over the vCPUs (a prefetch's AUTO faults are
+ * not in it).
+ */
+u64 kvm_arch_prefetch_faults_taken(struct kvm *kvm)
+{
+	struct kvm_vcpu *vcpu;
+	unsigned long i;
+	u64 faults = 0;
+
+	kvm_for_each_vcpu(i, vcpu, kvm)
+		faults += READ_ONCE(vcpu->stat.pf_fixed);
+	return faults;
+}
+#endif /* CONFIG_KVM_PREFETCH_USAGE */

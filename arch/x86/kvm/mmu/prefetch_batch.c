@@ -63,6 +63,7 @@ struct kvm_prefetch_batch {
 	u64 mapped;		/* 4 KiB pages newly mapped */
 	u32 leaves;		/* leaves the walk found mapped or mapped */
 	u64 spte_4k;		/* a 4 KiB SPTE of the batch to copy, or 0 */
+	u64 present;		/* leaves found mapped: bit i for gfn + i */
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
@@ -158,6 +159,51 @@ static bool prefetch_batch_install(struct kvm_prefetch_batch *b,
 	return true;
 }
 
+/* The bits of [@from, @to) in a mask of the batch's pages. */
+static u64 prefetch_batch_mask(struct kvm_prefetch_batch *b, gfn_t from,
+			       gfn_t to)
+{
+	u64 lo = from - b->gfn, hi = min_t(u64, to - b->gfn, 64);
+
+	return lo >= hi ? 0 : GENMASK_ULL(hi - 1, lo);
+}
+
+/* The walk found [@gfn, @end) mapped already (rare in a restore). */
+static void prefetch_batch_present(struct kvm_prefetch_batch *b, gfn_t gfn,
+				   gfn_t end)
+{
+	b->present |= prefetch_batch_mask(b, gfn, end);
+}
+
+/*
+ * Note what the walk mapped as prefetched and not accessed
+ * (kvm_prefetch_usage_mark_mask()): every page of [b->gfn, b->next) that
+ * it did not find mapped, as the walk leaves nothing in between.  With
+ * mmu_lock still held: a zap, which takes it for write, finds them
+ * marked.  A huge SPTE (the walk's last) is marked whole, since it may
+ * start before the batch; marking a page twice is harmless.  Nothing
+ * per page on the way: mostly one atomic OR per batch.
+ */
+static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
+{
+	struct kvm *kvm = b->vcpu->kvm;
+
+	kvm_prefetch_usage_mark_mask(kvm, kvm->prefetch_usage, b->gfn,
+				     prefetch_batch_mask(b, b->gfn, b->next) &
+				     ~b->present);
+	/*
+	 * A huge SPTE: the walk's last (it ends past the batch), at the end
+	 * of what is done; the only way past PREFETCH_BATCH_PAGES pages.
+	 */
+	if (unlikely(b->mapped > PREFETCH_BATCH_PAGES)) {
+		u64 pages = KVM_PAGES_PER_HPAGE(PG_LEVEL_2M);
+
+		if (b->mapped >= KVM_PAGES_PER_HPAGE(PG_LEVEL_1G))
+			pages = KVM_PAGES_PER_HPAGE(PG_LEVEL_1G);
+		kvm_prefetch_usage_mark(kvm, b->next - pages, pages);
+	}
+}
+
 /*
  * Walk [b->gfn, b->gfn + b->nr) of @root once, with mmu_lock held for
  * read, and map what is missing.  b->next ends up at the first gfn the
@@ -186,6 +232,7 @@ static void prefetch_batch_walk(struct kvm_prefetch_batch *b,
 			 */
 			if (is_last_spte(iter.old_spte, iter.level)) {
 				skip = iter.gfn + pages;
+				prefetch_batch_present(b, gfn, skip);
 				b->next = skip;
 				b->leaves++;
 			}
@@ -242,6 +289,7 @@ static void prefetch_batch_run(struct kvm_prefetch_batch *b, gfn_t end,
 	root = kvm_mmu_prefetch_root(b->vcpu);
 	if (root && !mmu_invalidate_retry(kvm, mmu_seq))
 		prefetch_batch_walk(b, root);
+	prefetch_batch_mark(b);
 	/*
 	 * Under mmu_lock, where a folio may be marked dirty; the pages
 	 * before b->next are mapped, writable if b->writable.
@@ -337,6 +385,9 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	b->mapped = 0;
 	b->leaves = 0;
 	b->spte_4k = 0;
+	/* present has a bit per page of the batch. */
+	BUILD_BUG_ON(PREFETCH_BATCH_PAGES > BITS_PER_TYPE(b->present));
+	b->present = 0;
 	prefetch_batch_run(b, end, max);
 	*mapped += b->mapped;
 	*scanned += b->nr ? max_t(u32, b->leaves, 1) : 0;

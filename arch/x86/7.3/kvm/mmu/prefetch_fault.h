@@ -110,4 +110,14 @@ static inline int kvm_mmu_prefetch_gmem_faultin(struct kvm_vcpu *vcpu,
 #define for_each_prefetch_tdp_pte(iter, kvm, root, start, end) \
 	for_each_tdp_pte(iter, kvm, root, start, end)
 
+/*
+ * May a harvest of prefetch usage walk @root, an entry of the TDP MMU's
+ * list of roots?  The valid roots of address space 0, not mirrors.
+ */
+static inline bool kvm_mmu_prefetch_harvest_root(struct kvm_mmu_page *root)
+{
+	return !root->role.invalid && kvm_mmu_page_as_id(root) == 0 &&
+	       !is_mirror_sp(root);
+}
+
 #endif /* __KVM_X86_MMU_PREFETCH_FAULT_H */
