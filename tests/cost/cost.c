@@ -18,6 +18,12 @@
  *	adaptive-512	ours, the adaptive module, nr_pages 512
  *	bpf-adaptive-512 ours, bpf_adaptive (kvm-policy/bpf/adaptive.bpf.c:
  *			the module's logic as BPF; 6.12 base), nr_pages 512
+ *	cold-<cfg>	<cfg> (stock, none, auto-8, auto-512, adaptive) on cold
+ *			memory: a fresh anonymous mapping the host has not
+ *			populated, so that every guest fault also faults the
+ *			host page in (through GUP) and every window finds the
+ *			next host page absent: a window that maps nothing
+ *			(issue 49, item 4)
  *
  * and for two sizes (pages=2048:4096 by default), the pass is one KVM_RUN
  * between two marks that the plugin sees: it snapshots its counters on
@@ -28,8 +34,9 @@
  *
  * Output, parsed by report.py:
  *	@@COSTMOD name=<module> base=<hex> size=<bytes>	after each module swap
- *		and after a policy module is autoloaded
- *		(kvm and kvm_amd; other modules as @@COSTOTHER: the module
+ *		and after a policy module is autoloaded (kvm and kvm_amd;
+ *		the policy modules kvm_prefetch_* count with them, as
+ *		@@COSTOTHER; other modules as @@COSTOTHER: the module
  *		area's code outside every module is BPF's JIT images and
  *		trampolines, which report.py adds to kvm's)
  *	@@COST cfg=<id> pages=<n> s0=<snapshot> s1=<snapshot> pf=<n>
@@ -60,6 +67,7 @@ struct cfg {
 	const char *id;
 	const char *policy;	/* NULL: stock modules */
 	uint32_t nr_pages;
+	bool cold;		/* the host has not populated the memory */
 };
 
 static const struct cfg all_cfgs[] = {
@@ -71,11 +79,16 @@ static const struct cfg all_cfgs[] = {
 	{ "bpf-auto-512", "bpf_auto", 512 },
 	{ "adaptive-512", "adaptive", 512 },
 	{ "bpf-adaptive-512", "bpf_adaptive", 512 },
+	{ "cold-stock", NULL, 0, true },
+	{ "cold-none", "none", 0, true },
+	{ "cold-auto-8", "auto", 8, true },
+	{ "cold-auto-512", "auto", 512, true },
+	{ "cold-adaptive", "adaptive", 512, true },
 };
 
 static uint64_t sizes[MAX_SIZES] = { 2048, 4096 };
 static unsigned int nr_sizes = 2;
-static char cfg_list[128] = "stock:none:auto-8:auto-512";
+static char cfg_list[256] = "stock:none:auto-8:auto-512";
 static unsigned int nr_marks;
 static char bpf_loaded[64];	/* the BPF policy loaded, if any */
 static bool want_syms, core_syms_printed;
@@ -152,8 +165,10 @@ static void run(const struct cfg *c, uint64_t pages)
 	int r;
 
 	vm = kt_vm_create();
+	/* Library memory: anonymous, MADV_NOHUGEPAGE, not populated. */
 	mem = kt_vm_add_slot(vm, DATA_SLOT, DATA_GPA, size, 0, NULL);
-	memset(mem, 0x5a, size);
+	if (!c->cold)
+		memset(mem, 0x5a, size);
 	if (c->policy) {
 		r = ktsys_set_policy(vm->fd, c->policy, c->nr_pages,
 				     KVM_PREFETCH_GUP_NOFAULT);
@@ -183,7 +198,8 @@ static void run(const struct cfg *c, uint64_t pages)
 	for (i = 0; i < pages; i++) {
 		const uint32_t *p = (const uint32_t *)(mem + i * KT_PAGE_SIZE);
 
-		if (p[0] != DATA_GPA + i * KT_PAGE_SIZE || p[1] != 0x5a5a5a5a)
+		if (p[0] != DATA_GPA + i * KT_PAGE_SIZE ||
+		    p[1] != (c->cold ? 0 : 0x5a5a5a5a))
 			bad++;
 	}
 	if (bad)

@@ -34,6 +34,7 @@ import sys
 
 AGREE_PCT = 0.5         # two boots must agree this well
 NONE_PCT = 0.5          # none may cost at most this much more than stock
+EMPTY_PCT = 1.0         # a window that maps nothing, per guest fault
 BPF_PCT = 5.0           # a BPF port may cost this much more than its original
 
 
@@ -83,15 +84,14 @@ def read_run(d, i):
                 owned = set()
                 for base, size in list(mods.values()) + list(others.values()):
                     owned.update(range(base, base + size, 4096))
-                for base, size in mods.values():
-                    for a in range(base, base + size, 4096):
-                        mod += b1.get(a, 0) - b0.get(a, 0)
-                # A policy module's code is the policy's cost, as a BPF
-                # policy's is: counted with kvm's, not as BPF.
-                for name, (base, size) in others.items():
-                    if name.startswith('kvm_prefetch_'):
-                        for a in range(base, base + size, 4096):
-                            mod += b1.get(a, 0) - b0.get(a, 0)
+                # kvm, kvm_amd and a policy module (adaptive) are KVM's;
+                # a bin counts once, whatever listed it.
+                kvm_bins = set()
+                for name, (base, size) in list(mods.items()) + list(others.items()):
+                    if name in mods or name.startswith('kvm_prefetch_'):
+                        kvm_bins.update(range(base, base + size, 4096))
+                for a in kvm_bins:
+                    mod += b1.get(a, 0) - b0.get(a, 0)
                 for a in set(b1) - owned:
                     bpf += b1.get(a, 0) - b0.get(a, 0)
                 mod += bpf
@@ -116,13 +116,14 @@ def derive(rows):
         lo, hi = rs[0], rs[-1]
         if hi['pages'] == lo['pages']:
             raise SystemExit('cost: %s run %d: need two sizes' % key)
-        d = {k: hi[k] - lo[k] for k in ('pages', 'pf', 'mapped', 'mod',
-                                        'bpf', 'core')}
+        d = {k: hi[k] - lo[k] for k in ('pages', 'pf', 'windows', 'mapped',
+                                        'mod', 'bpf', 'core')}
         d['mod_fault'] = d['mod'] / d['pf']
         d['core_fault'] = d['core'] / d['pf']
         out[key] = d
     for (cfg, run), d in out.items():
-        ref = out.get(('none', run))
+        # Cold memory against none on cold memory.
+        ref = out.get(('cold-none' if cfg.startswith('cold-') else 'none', run))
         if d['mapped'] and ref:
             d['mod_page'] = (d['mod'] - d['pf'] * ref['mod_fault']) / d['mapped']
             d['core_page'] = (d['core'] - d['pf'] * ref['core_fault']) / d['mapped']
@@ -202,20 +203,49 @@ def main():
         table.append(line)
 
     notes = []
-    if 'stock' in cfgs and 'none' in cfgs:
+    for pre in ('', 'cold-'):
+        if pre + 'stock' not in cfgs or pre + 'none' not in cfgs:
+            continue
         for i in runs:
-            s, n = der.get(('stock', i)), der.get(('none', i))
+            s, n = der.get((pre + 'stock', i)), der.get((pre + 'none', i))
             if not s or not n:
                 continue
             dm, dc = pct(n['mod_fault'], s['mod_fault']), pct(n['core_fault'], s['core_fault'])
-            notes.append('boot %d: none against stock per guest fault: '
+            notes.append('boot %d: %snone against %sstock per guest fault: '
                          'kvm+kvm-amd %+.0f insns (%+.2f%%), core kernel %+.0f (%+.2f%%)'
-                         % (i, n['mod_fault'] - s['mod_fault'], dm,
+                         % (i, pre, pre, n['mod_fault'] - s['mod_fault'], dm,
                             n['core_fault'] - s['core_fault'], dc))
-            check(dm <= NONE_PCT,
-                  'boot %d: none executes at most %.1f%% more kvm+kvm-amd '
-                  'instructions per guest fault than stock (%+.2f%%)'
-                  % (i, NONE_PCT, dm))
+            # The gate is host-populated memory; on cold memory a few
+            # instructions of noise in 2,100 come near 0.5%: a note only.
+            if not pre:
+                check(dm <= NONE_PCT,
+                      'boot %d: none executes at most %.1f%% more kvm+kvm-amd '
+                      'instructions per guest fault than stock (%+.2f%%)'
+                      % (i, NONE_PCT, dm))
+
+    # Cold memory: each window finds the next host page absent and maps
+    # nothing (or next to nothing); what it costs per guest fault against
+    # none on the same workload (issue 49, item 4).
+    for c in cfgs:
+        if not c.startswith('cold-') or c in ('cold-none', 'cold-stock'):
+            continue
+        for i in runs:
+            d, n = der.get((c, i)), der.get(('cold-none', i))
+            if not d or not n:
+                continue
+            dm = pct(d['mod_fault'], n['mod_fault'])
+            dc = pct(d['core_fault'], n['core_fault'])
+            notes.append('boot %d: %s against cold-none per guest fault '
+                         '(%d windows, %d pages mapped, %d guest faults): '
+                         'kvm+kvm-amd %+.0f insns (%+.2f%%), core kernel '
+                         '%+.0f (%+.2f%%)'
+                         % (i, c, d['windows'], d['mapped'], d['pf'],
+                            d['mod_fault'] - n['mod_fault'], dm,
+                            d['core_fault'] - n['core_fault'], dc))
+            check(dm <= EMPTY_PCT,
+                  'boot %d: %s executes at most %.1f%% more kvm+kvm-amd '
+                  'instructions per guest fault than cold-none (%+.2f%%)'
+                  % (i, c, EMPTY_PCT, dm))
 
     # A BPF policy against the built-in one it ports: per guest fault,
     # kvm's instructions include the BPF code's.
@@ -253,7 +283,9 @@ def main():
     sizes = sorted({r['pages'] for r in rows})
     md = ['# make cost: instructions per guest fault and per prefetched page',
           '',
-          'Host-populated memory, one vCPU writing every 4 KiB page once; '
+          'Host-populated memory (configurations cold-*: memory the host '
+          'has not populated, a fresh anonymous mapping), one vCPU writing '
+          'every 4 KiB page once; '
           'sizes %s pages, the difference between the largest and the '
           'smallest. %s.' % (' and '.join(map(str, sizes)), ', '.join(env)),
           '',

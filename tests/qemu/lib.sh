@@ -273,7 +273,7 @@ boot() {
 	last=""
 	quiet=0
 	d=""
-	pf="" win="" map="" ex=""
+	pf="" win="" map="" skp="" ex=""
 	while kill -0 $qpid 2>/dev/null; do
 		sleep 1
 		[ -n "$d" ] || d=$(vm_of $qpid)
@@ -284,6 +284,7 @@ boot() {
 			ex=$v
 			pf=$(stat_of "$d" pf_taken) win=$(stat_of "$d" prefetch_windows)
 			map=$(stat_of "$d" prefetch_mapped)
+			skp=$(stat_of "$d" prefetch_skipped)
 			io=$(stat_of "$d" io_exits) hl=$(stat_of "$d" halt_exits)
 		fi
 		seen="$(wc -c < "$log") $pf $io $hl"
@@ -319,7 +320,7 @@ boot() {
 			result=fail
 		fi
 	fi
-	echo "@@QEMU arm=$arm l1=$l1 run=$run result=$result secs=$secs l2up=${up:--} l2done=${done_up:--} pf_taken=${pf:--} prefetch_windows=${win:--} prefetch_mapped=${map:--} exits=${ex:--} work=$work"
+	echo "@@QEMU arm=$arm l1=$l1 run=$run result=$result secs=$secs l2up=${up:--} l2done=${done_up:--} pf_taken=${pf:--} prefetch_windows=${win:--} prefetch_mapped=${map:--} prefetch_skipped=${skp:--} exits=${ex:--} work=$work"
 	case $result in
 	ok) pass "$who run $run: the guest booted and its workload checked out (sum $sum; ${up}s to userspace, $pf guest faults, $map pages prefetched)" ;;
 	bad) fail "$who run $run: bad: the workload read sum ${sum:--}, want $want ($(grep -m1 '^@@L2WORK' "$log.clean" | cut -c1-100))" ;;

@@ -71,8 +71,10 @@ static void setup(void)
 	kvm = vm_create();
 	if (vm_set(kvm, "test", KVM_PREFETCH_MAX_PAGES, 0))
 		test_fail(__FILE__, __LINE__, "set the test policy");
+	memset(&x86_sim_backoff, 0, sizeof(x86_sim_backoff));
 	vcpu = (struct kvm_vcpu){
 		.kvm = kvm, .vcpu_idx = 2, .arch.mmu = &mmu,
+		.arch.prefetch_batch = X86_SIM_BATCH,
 	};
 }
 
@@ -411,6 +413,80 @@ TEST(stats_accumulate)
 	window(0x300, 16);
 	guest_fault(0x300, PG_LEVEL_4K);
 	EXPECT_STATS(3, 30);
+}
+
+/*
+ * The back-off (PREFETCH_EMPTY_MIN, PREFETCH_SKIP_MAX_SHIFT): guest faults
+ * one frame apart on a host without the neighbours, each with the window
+ * of its aligned 8 frames.  Returns the guest faults that opened a window.
+ */
+static int cold_faults(gfn_t from, int n)
+{
+	u64 w0 = vcpu.stat.prefetch_windows;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		window(ALIGN_DOWN(from + i, 8), 8);
+		guest_fault(from + i, PG_LEVEL_4K);
+	}
+	return vcpu.stat.prefetch_windows - w0;
+}
+
+TEST(backs_off_after_empty_windows)
+{
+	int faults;
+
+	host_has(SLOT_BASE, SLOT_BASE + SLOT_PAGES, 0);
+	/* 8 windows, then 1, 2, 4, ... 256 guest faults without one. */
+	ASSERT_EQ(cold_faults(SLOT_BASE, 8), 8);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_skipped, 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 8, 1), 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 9, 1), 1);
+	/* That window probed its first page: no AUTO fault there. */
+	faults = x86_sim.nr_faults;
+	ASSERT_EQ(cold_faults(SLOT_BASE + 10, 2), 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 12, 1), 1);
+	ASSERT_EQ(x86_sim.nr_faults, faults);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_skipped, 3);
+	ASSERT_EQ(vcpu.stat.prefetch_mapped, 0);
+	/* 4, 8, ..., 128 skipped with a window after each, then 256. */
+	ASSERT_EQ(cold_faults(SLOT_BASE + 13, 4 + 1 + 8 + 1 + 16 + 1 + 32 + 1 +
+			      64 + 1 + 128 + 1), 6);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 271, 256), 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 527, 1), 1);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 528, 256), 0);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_skipped, 3 + 252 + 512);
+}
+
+/* A window that maps anything ends the back-off; other origins ignore it. */
+TEST(back_off_ends_at_a_window_that_maps)
+{
+	struct kvm_page_fault f = {
+		.addr = gfn_to_gpa(SLOT_BASE + 0x100), .error_code = 0x6,
+		.prefetch_type = KVM_PREFETCH_MANUAL, .is_tdp = true,
+		.goal_level = PG_LEVEL_4K, .gfn = SLOT_BASE + 0x100,
+		.slot = &slot,
+	};
+
+	host_has(SLOT_BASE, SLOT_BASE + SLOT_PAGES, 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE, 10), 9);
+	/* Backing off: a prefault still opens its window, and maps. */
+	host_has(SLOT_BASE + 0x100, SLOT_BASE + 0x200, PG_LEVEL_4K);
+	shim.host.present = true;
+	window(SLOT_BASE + 0x100, 8);
+	x86_sim_map(SLOT_BASE + 0x100, PG_LEVEL_4K);
+	kvm_mmu_prefetch(&vcpu, &f);
+	EXPECT_STATS(10, 7);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_skipped, 1);
+	/* Still backing off (2 to go), then a window that maps 7. */
+	ASSERT_EQ(cold_faults(SLOT_BASE + 0x108, 2), 0);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 0x110, 1), 1);
+	EXPECT_STATS(11, 14);
+	/* Over: every guest fault opens its window again. */
+	ASSERT_EQ(cold_faults(SLOT_BASE + 0x118, 1), 1);
+	ASSERT_EQ(cold_faults(SLOT_BASE + 0x120, 1), 1);
+	EXPECT_STATS(13, 28);
+	ASSERT_EQ(vcpu.stat.generic.prefetch_skipped, 3);
 }
 
 /* ---- kvm_mmu_prefetch_faultin_pfn() ---------------------------------- */

@@ -482,6 +482,13 @@ static bool run_case(struct wcase *c, struct tally *t, bool verbose)
 	rec.window_ret = true;
 	rec.window_out = (struct kvm_prefetch_window){ c->wstart, c->wnr };
 
+	/*
+	 * Each case is a first window: the vCPU has no record of earlier
+	 * ones (the model has no back-off; tests/vm/prefetch_backoff.c
+	 * checks it).
+	 */
+	memset(&x86_sim_backoff, 0, sizeof(x86_sim_backoff));
+
 	/* The guest fault, then the engine; the model does the same. */
 	premap(c->fault, c->fault_level);
 	model_walk(c);
@@ -580,7 +587,9 @@ static void setup(void)
 	if (kvm_prefetch_register(&test_ops))
 		test_fail(__FILE__, __LINE__, "register the test policy");
 	kvm = vm_create();
-	vcpu = (struct kvm_vcpu){ .kvm = kvm, .arch.mmu = &mmu };
+	memset(&x86_sim_backoff, 0, sizeof(x86_sim_backoff));
+	vcpu = (struct kvm_vcpu){ .kvm = kvm, .arch.mmu = &mmu,
+				  .arch.prefetch_batch = X86_SIM_BATCH };
 }
 
 static void teardown(void)

@@ -17,6 +17,9 @@
  *      gup fast;
  *  (c) auto on host memory NOT populated (fresh anonymous mmap): prefetch
  *      never faults host pages in, so pf_taken == N, prefetch_mapped == 0;
+ *      every window maps nothing, so the vCPU backs off: each guest fault
+ *      either opens a window or counts in prefetch_skipped, and fewer
+ *      than N/32 open one (the exact counts: prefetch_backoff);
  *  (d) two VMs run concurrently in two threads, one none and one auto
  *      nr_pages 8: each gets its own numbers;
  *  (e) a page the host does not have ends the scan: auto nr 16 on
@@ -50,6 +53,7 @@
 
 struct result {
 	uint64_t pf, windows, mapped;	/* deltas over the write pass */
+	uint64_t skipped;		/* prefetch_skipped, ditto */
 	uint64_t pf_read;		/* faults of the read-back pass */
 	bool have_prefetch_stats;
 	uint64_t bad;			/* pages with wrong contents */
@@ -155,10 +159,15 @@ static void measure(struct vmctx *c)
 	kt_touch(c->vcpu, start, start, 0, KT_TOUCH_WRITE);
 
 	stats3(c->vcpu, res->have_prefetch_stats, v0);
+	if (res->have_prefetch_stats)
+		res->skipped = kt_vcpu_stat_get(c->vcpu, "prefetch_skipped");
 	t0 = kt_now_ns();
 	kt_touch(c->vcpu, start, end, 0, KT_TOUCH_WRITE);
 	t1 = kt_now_ns();
 	stats3(c->vcpu, res->have_prefetch_stats, v1);
+	if (res->have_prefetch_stats)
+		res->skipped = kt_vcpu_stat_get(c->vcpu, "prefetch_skipped") -
+			       res->skipped;
 
 	res->pf = v1[0] - v0[0];
 	res->windows = v1[1] - v0[1];
@@ -223,6 +232,21 @@ static struct result run_case(const char *tag, const char *policy,
 			  (unsigned long long)pf);
 	teardown(&c);
 	return c.res;
+}
+
+/* (c): every guest fault opens a window or backs off; few open one. */
+static void unpopulated(const char *tag, uint32_t gup)
+{
+	struct result r = run_case(tag, "auto", 8, gup, false, N_PAGES, 0, 0,
+				   false);
+
+	KT_EXPECT(r.have_prefetch_stats && r.mapped == 0 &&
+		  r.windows + r.skipped == N_PAGES &&
+		  r.windows < N_PAGES / 32,
+		  "%s: prefetch_mapped +%llu (want 0), prefetch_windows +%llu and prefetch_skipped +%llu add up to %llu, windows fewer than %llu",
+		  tag, (unsigned long long)r.mapped,
+		  (unsigned long long)r.windows,
+		  (unsigned long long)r.skipped, N_PAGES, N_PAGES / 32);
 }
 
 static pthread_barrier_t barrier;
@@ -397,13 +421,13 @@ int main(void)
 
 	/*
 	 * (c) host pages not populated: each window finds no present
-	 * neighbour, so every page takes its own fault.  A window still ran
-	 * for each fault.
+	 * neighbour, so every page takes its own fault, and the vCPU backs
+	 * off: most guest faults open no window.
 	 */
-	run_case("(c) auto nr 8 nofault, unpopulated", "auto", 8,
-		 KVM_PREFETCH_GUP_NOFAULT, false, N_PAGES, N_PAGES, 0, true);
-	run_case("(c) auto nr 8 fast, unpopulated", "auto", 8,
-		 KVM_PREFETCH_GUP_FAST_ONLY, false, N_PAGES, N_PAGES, 0, true);
+	unpopulated("(c) auto nr 8 nofault, unpopulated",
+		    KVM_PREFETCH_GUP_NOFAULT);
+	unpopulated("(c) auto nr 8 fast, unpopulated",
+		    KVM_PREFETCH_GUP_FAST_ONLY);
 
 	/* (d) two VMs at once, different policies. */
 	two_vms();

@@ -99,10 +99,12 @@ struct kvm {
 
 /* arch/x86/include/asm/kvm_host.h (the fields the x86 engine uses) */
 struct kvm_mmu;
+struct kvm_prefetch_batch;
 
 struct kvm_vcpu_arch {
 	struct kvm_mmu *mmu;
 	u32 hflags;
+	struct kvm_prefetch_batch *prefetch_batch;	/* 0009 hook patch */
 };
 
 /* include/linux/kvm_types.h */
@@ -110,6 +112,7 @@ struct kvm_vcpu_stat_generic {
 	u64 prefetch_mmap_busy;	/* 0010 hook patch */
 	u64 prefetch_scanned;	/* 0011 hook patch */
 	u64 prefetch_ejected;
+	u64 prefetch_skipped;
 };
 
 struct kvm_vcpu_stat {

@@ -217,11 +217,15 @@ static u64 prefetch_step_pages(u8 level)
  * mapped.  The batched engine, if selected, does the forward scan where
  * it can, one batch at a time; the backward one, rare in a restore, is
  * always by faults.  Between two batches or faults the walk stops when
- * the per-exit budget says so (prefetch_exit_due()).  Return the number
- * of 4 KiB pages newly mapped; *@scanned is the budget used.
+ * the per-exit budget says so (prefetch_exit_due()).  With @absent set
+ * the caller's probe found the host page where the forward scan starts
+ * absent (prefetch_host_absent()): the scan would end there, so only the
+ * backward one runs.  Return the number of 4 KiB pages newly mapped;
+ * *@scanned is the budget used.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
-			  gfn_t fault_start, u64 step, u32 *scanned)
+			  gfn_t fault_start, u64 step, bool absent,
+			  u32 *scanned)
 {
 	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
@@ -229,7 +233,8 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 	gfn_t gfn, next;
 	u8 level;
 
-	for (gfn = max(fault_start + step, start); gfn < end;) {
+	/* @absent: the probe found the forward scan's first page absent. */
+	for (gfn = absent ? end : max(fault_start + step, start); gfn < end;) {
 		if (prefetch_exit_due(vcpu, *scanned))
 			return mapped;
 		/* A batch if it can; else a fault does the next gfn. */
@@ -264,22 +269,88 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 	return mapped;
 }
 
-/**
- * kvm_mmu_prefetch() - run the VM's prefetch policy after a fixed fault
- * @vcpu: the vCPU that took the fault
- * @fault: the fault, of any origin but KVM_PREFETCH_AUTO, that returned
- *	RET_PF_FIXED
- *
- * Called only from kvm_mmu_do_page_fault(), without mmu_lock, with
- * kvm->srcu held, and only while kvm_prefetch_may_open(): a VM whose policy
- * never opens a window does not get here.
+/*
+ * The back-off.  On memory the host has not populated yet (a boot, a
+ * restore that demand-pages its memory in), each guest fault finds its
+ * host page absent and faults it in, and so does every neighbour the
+ * window would map: each window maps nothing, at the cost of a policy
+ * call, a batch and an AUTO fault that only retries, as much again as the
+ * guest fault itself.  So after PREFETCH_EMPTY_MIN guest-fault windows in
+ * a row that mapped nothing, a vCPU lets its next guest faults go
+ * without a window: 1, then after each further window that maps nothing
+ * twice as many, up to 1 << PREFETCH_SKIP_MAX_SHIFT.  A window that maps
+ * anything ends it: the next guest fault opens a window, and the back-off
+ * starts again only after PREFETCH_EMPTY_MIN more empty ones.  At worst a
+ * restore whose chunks start to arrive after a cold phase loses the
+ * windows of 256 guest faults, one exit per page, before a window maps
+ * a chunk again; a boot loses the pages its skipped windows would have
+ * mapped now and then.  The cap makes windows that map nothing cost
+ * under 1% of a guest fault's instructions in KVM on cold memory (make
+ * cost, cold-auto-*).  Only guest faults back off: KVM_PRE_FAULT_MEMORY
+ * and async #PF completions always open their window, and do not count.
+ * The record is the vCPU's, whatever the VM's policy: a policy selected
+ * while the vCPU backs off starts with what is left of it.
  */
-void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
+#define PREFETCH_EMPTY_MIN	8
+#define PREFETCH_SKIP_MAX_SHIFT	8
+
+static void prefetch_backoff_update(struct kvm_prefetch_backoff *bo,
+				    u64 mapped)
+{
+	if (mapped) {
+		bo->empty = 0;
+		bo->shift = 0;
+		return;
+	}
+	if (bo->empty < PREFETCH_EMPTY_MIN && ++bo->empty < PREFETCH_EMPTY_MIN)
+		return;
+	bo->skip = 1U << bo->shift;
+	if (bo->shift < PREFETCH_SKIP_MAX_SHIFT)
+		bo->shift++;
+}
+
+/*
+ * The first-page probe, after a window that mapped nothing: is the host
+ * page of @gfn, where the forward scan starts, absent as the scan would
+ * find it (the batch gets no page, the AUTO fault only retries)?  The
+ * same lookup the AUTO fault does, then a lockless walk, as the scan
+ * steps over a gfn mapped already.  Never for a private gfn or a
+ * guest_memfd-only memslot, whose pages do not come from GUP.
+ */
+static bool prefetch_host_absent(struct kvm_vcpu *vcpu,
+				 struct kvm_memory_slot *slot, gfn_t gfn)
+{
+	bool writable;
+	kvm_pfn_t pfn;
+	hva_t hva;
+	int free;
+
+	if (kvm_mmu_prefetch_gmem_only(slot) ||
+	    kvm_mmu_prefetch_private(vcpu->kvm, gfn))
+		return false;
+	pfn = kvm_prefetch_gfn_to_pfn(slot, gfn, kvm_prefetch_vm_gup(vcpu->kvm),
+				      &writable, &hva);
+	if (!is_error_noslot_pfn(pfn)) {
+		kvm_prefetch_put_pfn(pfn);
+		return false;
+	}
+	return !prefetch_mapped_level(vcpu, gfn, &free);
+}
+
+/*
+ * Open the window of @fault, if the policy asks for one, and map it.  @bo
+ * is the vCPU's back-off record for a guest fault, else NULL.  Not
+ * inlined: a fault that backs off does not pay for this frame.
+ */
+static noinline void prefetch_open(struct kvm_vcpu *vcpu,
+				   struct kvm_page_fault *fault,
+				   struct kvm_prefetch_backoff *bo)
 {
 	struct kvm_memory_slot *slot = fault->slot;
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
-	u64 start, end, step;
+	u64 start, end, step, mapped;
+	bool absent = false;
 	u32 scanned = 0;
 
 	/* Only plain, direct TDP faults of not-present pages. */
@@ -303,13 +374,55 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 		return;
 
 	step = KVM_PAGES_PER_HPAGE(fault->goal_level);
+	/* The probe examines the page the forward scan would start at. */
+	if (bo && bo->empty) {
+		gfn_t first = max(ALIGN_DOWN(fault->gfn, step) + step, start);
+
+		absent = first < end && prefetch_host_absent(vcpu, slot, first);
+		scanned = absent;
+	}
 	vcpu->stat.prefetch_windows++;
 	kvm_mmu_prefetch_window(vcpu, true);
-	vcpu->stat.prefetch_mapped += prefetch_range(vcpu, start, end,
-						     ALIGN_DOWN(fault->gfn, step),
-						     step, &scanned);
+	mapped = prefetch_range(vcpu, start, end, ALIGN_DOWN(fault->gfn, step),
+				step, absent, &scanned);
 	kvm_mmu_prefetch_window(vcpu, false);
+	vcpu->stat.prefetch_mapped += mapped;
 	vcpu->stat.generic.prefetch_scanned += scanned;
+	if (bo)
+		prefetch_backoff_update(bo, mapped);
+}
+
+/**
+ * kvm_mmu_prefetch() - run the VM's prefetch policy after a fixed fault
+ * @vcpu: the vCPU that took the fault
+ * @fault: the fault, of any origin but KVM_PREFETCH_AUTO, that returned
+ *	RET_PF_FIXED
+ *
+ * Called only from kvm_mmu_do_page_fault(), without mmu_lock, with
+ * kvm->srcu held, and only while kvm_prefetch_may_open(): a VM whose policy
+ * never opens a window does not get here.
+ *
+ * A guest fault opens no window while the vCPU backs off after windows
+ * that mapped nothing (see PREFETCH_EMPTY_MIN): the vCPU stat
+ * prefetch_skipped counts those guest faults, whatever the policy would
+ * have answered.  After a window that mapped nothing the next window
+ * first probes the host page where its forward scan starts
+ * (prefetch_host_absent()) and, if it is absent, scans only backward, as
+ * the forward scan would end at once: what is mapped is the same.
+ */
+void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
+{
+	struct kvm_prefetch_backoff *bo = NULL;
+
+	if (fault->prefetch_type == KVM_PREFETCH_GUEST_FAULT) {
+		bo = kvm_mmu_prefetch_backoff(vcpu);
+		if (bo->skip) {
+			bo->skip--;
+			vcpu->stat.generic.prefetch_skipped++;
+			return;
+		}
+	}
+	prefetch_open(vcpu, fault, bo);
 }
 
 /**

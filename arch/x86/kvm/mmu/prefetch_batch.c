@@ -52,6 +52,7 @@
  * completion), and the AUTO faults it issues never open a window.
  */
 struct kvm_prefetch_batch {
+	struct kvm_prefetch_backoff backoff;	/* first: see prefetch_batch.h */
 	struct kvm_vcpu *vcpu;
 	struct kvm_memory_slot *slot;
 	gfn_t start, end;	/* the window */
@@ -66,6 +67,8 @@ struct kvm_prefetch_batch {
 	bool in_window;		/* the vCPU maps a window (both engines) */
 	struct page *pages[PREFETCH_BATCH_PAGES];
 };
+
+static_assert(offsetof(struct kvm_prefetch_batch, backoff) == 0);
 
 /*
  * Can the batch map like the fault path here?  Not if the fault path's

@@ -10,6 +10,33 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 			   u64 end, u32 max, u64 *mapped, u32 *scanned);
 void kvm_mmu_prefetch_window(struct kvm_vcpu *vcpu, bool open);
 
+/**
+ * struct kvm_prefetch_backoff - a vCPU's windows that mapped nothing
+ * @empty: guest-fault windows in a row that mapped nothing (saturates at
+ *	PREFETCH_EMPTY_MIN, mmu/prefetch.c)
+ * @skip: guest faults still to go without a window
+ * @shift: log2 of the guest faults to go without a window after the next
+ *	window that maps nothing
+ *
+ * Only the vCPU's own thread uses it, in kvm_mmu_prefetch().
+ */
+struct kvm_prefetch_backoff {
+	u32 empty;
+	u32 skip;
+	u32 shift;
+};
+
+/*
+ * The record is the first member of the vCPU's struct kvm_prefetch_batch
+ * (prefetch_batch.c asserts it), so that every guest fault reaches it
+ * without a call.
+ */
+static inline struct kvm_prefetch_backoff *
+kvm_mmu_prefetch_backoff(struct kvm_vcpu *vcpu)
+{
+	return (struct kvm_prefetch_backoff *)vcpu->arch.prefetch_batch;
+}
+
 /*
  * A prefetch SPTE as the engine installs it: make_spte()'s, but not dirty
  * where the SPTE has A/D bits.  The CPU sets the dirty bit at the guest's

@@ -10,6 +10,14 @@
 /* The real engine's, for the batch below: kvm_mmu_prefetch_max_level(). */
 #include "../../../../arch/x86/kvm/mmu/prefetch_batch.h"
 
+/*
+ * The vCPU's batch, of which the engine uses only the back-off record
+ * that starts it: a test's setup points vcpu.arch.prefetch_batch here,
+ * cleared.
+ */
+static struct kvm_prefetch_backoff x86_sim_backoff;
+#define X86_SIM_BATCH	((struct kvm_prefetch_batch *)&x86_sim_backoff)
+
 static inline bool kvm_mmu_prefetch_tdp_mmu(struct kvm_vcpu *vcpu)
 {
 	return is_tdp_mmu(vcpu->arch.mmu);
