@@ -35,7 +35,7 @@
 #include "prefetch_internal.h"
 
 #define USAGE_REGION_SHIFT	KVM_PREFETCH_USAGE_REGION_SHIFT
-#define USAGE_REGION_PAGES	(1UL << USAGE_REGION_SHIFT)
+#define USAGE_REGION_PAGES	BIT(USAGE_REGION_SHIFT)
 #define USAGE_REGION_LONGS	(USAGE_REGION_PAGES / BITS_PER_LONG)
 
 /**
@@ -135,7 +135,7 @@ usage_region(struct kvm *kvm, struct kvm_prefetch_usage *u, u64 gfn,
 /* The bits of [@first, @first + @nr) of one long, @first % BITS_PER_LONG. */
 static unsigned long usage_mask(unsigned int first, unsigned int nr)
 {
-	return (nr == BITS_PER_LONG ? ~0UL : (1UL << nr) - 1) << first;
+	return GENMASK(first + nr - 1, first);
 }
 
 /*

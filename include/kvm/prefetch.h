@@ -15,6 +15,7 @@
 struct kvm_vcpu;
 struct kvm_memory_slot;
 struct seq_file;
+struct kvm_prefetch_usage;
 
 /*
  * The built-in policy that never opens a window: the compiled-in default,
@@ -75,6 +76,10 @@ void kvm_prefetch_put_page(struct page *page, bool dirty);
 #include <linux/atomic.h>
 #include <linux/xarray.h>
 
+/*
+ * Racy on purpose, as kvm_prefetch_may_open(): set once, cleared only
+ * when the VM is destroyed.
+ */
 #define kvm_prefetch_usage_tracking(kvm)	data_race((kvm)->prefetch_tracking)
 
 #define KVM_PREFETCH_USAGE_REGION_SHIFT	9	/* 512 frames, 2 MiB */
@@ -107,6 +112,9 @@ struct kvm_prefetch_usage {
 };
 
 void __kvm_prefetch_usage_mark_mask(struct kvm *kvm, u64 gfn, u64 mask);
+
+/* A VM's usage accounting, for kvm_prefetch_usage_mark_mask(). */
+#define kvm_prefetch_usage_of(kvm)	((kvm)->prefetch_usage)
 
 /**
  * kvm_prefetch_usage_mark_mask() - note the pages of a batch as prefetched
@@ -151,8 +159,10 @@ static inline int kvm_prefetch_usage_init(struct kvm *kvm) { return 0; }
 static inline void kvm_prefetch_usage_destroy(struct kvm *kvm) {}
 static inline void kvm_prefetch_usage_stop(struct kvm *kvm) {}
 static inline void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr) {}
-#define kvm_prefetch_usage_mark_mask(kvm, u, gfn, mask)	\
-	((void)(kvm), (void)(gfn), (void)(mask))
+#define kvm_prefetch_usage_of(kvm)	((void)(kvm), (struct kvm_prefetch_usage *)NULL)
+static inline void kvm_prefetch_usage_mark_mask(struct kvm *kvm,
+						struct kvm_prefetch_usage *u,
+						u64 gfn, u64 mask) {}
 static inline void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn,
 					      u64 nr, bool used) {}
 static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}

@@ -188,7 +188,7 @@ static void prefetch_batch_mark(struct kvm_prefetch_batch *b)
 {
 	struct kvm *kvm = b->vcpu->kvm;
 
-	kvm_prefetch_usage_mark_mask(kvm, kvm->prefetch_usage, b->gfn,
+	kvm_prefetch_usage_mark_mask(kvm, kvm_prefetch_usage_of(kvm), b->gfn,
 				     prefetch_batch_mask(b, b->gfn, b->next) &
 				     ~b->present);
 	/*
@@ -386,7 +386,7 @@ u64 kvm_mmu_prefetch_batch(struct kvm_vcpu *vcpu, u64 start, u64 gfn,
 	b->leaves = 0;
 	b->spte_4k = 0;
 	/* present has a bit per page of the batch. */
-	BUILD_BUG_ON(PREFETCH_BATCH_PAGES > BITS_PER_TYPE(b->present));
+	BUILD_BUG_ON(BITS_PER_TYPE(b->present) < PREFETCH_BATCH_PAGES);
 	b->present = 0;
 	prefetch_batch_run(b, end, max);
 	*mapped += b->mapped;
