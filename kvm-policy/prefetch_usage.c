@@ -185,9 +185,10 @@ static u64 usage_update(struct kvm *kvm, struct kvm_prefetch_usage *u,
  * @gfn: the first guest frame
  * @nr: the number of 4 KiB frames, one entry's (or a run of entries')
  *
- * Called by the engine, before the entries are visible to the guest
- * where it can (the batch, under mmu_lock), else right after.  Never
- * sleeps; a page whose bitmap cannot be allocated is counted untracked.
+ * Called by the engine for what it mapped: with mmu_lock still held
+ * where it can (the batch's huge SPTE), else right after the AUTO fault
+ * that mapped it.  Never sleeps; a page whose bitmap cannot be allocated
+ * is counted untracked.
  */
 void kvm_prefetch_usage_mark(struct kvm *kvm, u64 gfn, u64 nr)
 {
