@@ -59,7 +59,7 @@ bench-bin: $(MODULES_DEP)
 	@$(MAKE) --no-print-directory $(BENCH_BINS)
 
 # The initramfs of a bench run must contain the bench programs.
-ifneq ($(filter bench bench-budget bench-gmem,$(MAKECMDGOALS)),)
+ifneq ($(filter bench bench-budget bench-gmem bench-replay,$(MAKECMDGOALS)),)
 initramfs: bench-bin
 endif
 
@@ -225,3 +225,57 @@ else
 	cp $(BENCH_SCALE_OUT)/scale-lines.txt \
 		tests/bench/results/$(KERNEL)/scale/$(BENCH_SCALE_PUB_AS)-lines.txt
 endif
+
+# Record and replay (issue 50, tests/bench/bench_replay.c): a REAP-like
+# workload (a seeded half of REPLAY_MIB MiB's pages, in short runs at
+# random places) restored through userfaultfd, copy and zero-copy, at
+# REPLAY_CHUNK KiB chunks, under none, auto-C, KVM_PRE_FAULT_MEMORY in
+# the recorded order, the replay policy with the recorded order (also
+# on a 10%-changed workload) and the floor, in one boot of the test VM.
+# Its @@REPLAY lines go to $(BENCH_OUT)/replay/replay-lines.txt,
+# tests/bench/replay-report.py makes $(BENCH_OUT)/replay/results.md of
+# them; "make bench-replay-publish" copies both to
+# tests/bench/results/<base>/replay/.  The defaults take a few minutes.
+.PHONY: bench-replay bench-replay-report bench-replay-publish
+REPLAY_MIB	?= 64
+REPLAY_CHUNK	?= 64
+REPLAY_ROUNDS	?= 3
+REPLAY_SEED	?= 1
+REPLAY_FRAC	?= 50
+REPLAY_CHANGED	?= 10
+REPLAY_MODES	?= copy:zc
+REPLAY_ARMS	?= none:auto-C:prefault:replay:replay-changed:prefault-changed:floor:floor-mapped
+REPLAY_PIN	?= 0
+REPLAY_TIMEOUT	?= 1500
+REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN)
+REPLAY_OUT	= $(BENCH_OUT)/replay
+REPLAY_LOG	= $(VMDIR)/bench-replay.log
+
+bench-replay: python3-dep initramfs
+	@mkdir -p $(REPLAY_OUT)
+	@start=$$(date +%s); rc=0; \
+	echo "make bench-replay $(REPLAY_ARGS)" > $(REPLAY_OUT)/command; \
+	date -u '+%Y-%m-%d %H:%M UTC' > $(REPLAY_OUT)/date; \
+	git log -1 --format=%h > $(REPLAY_OUT)/commit 2>/dev/null; \
+	tests/vm/run-vm.sh --kernel $(KIMAGE) \
+		--initrd $(VMDIR)/initramfs.cpio.gz --mode test \
+		--log $(REPLAY_LOG) --timeout $(REPLAY_TIMEOUT) \
+		--append "kp.tests=bench_replay kp.replay=$(REPLAY_ARGS)" || rc=$$?; \
+	echo "$$(( $$(date +%s) - start ))" > $(REPLAY_OUT)/vm-seconds; \
+	$(MAKE) --no-print-directory bench-replay-report || rc=1; \
+	exit $$rc
+
+bench-replay-report:
+	@mkdir -p $(REPLAY_OUT)
+	grep -a '@@REPLAY' $(REPLAY_LOG) | tr -d '\r' > $(REPLAY_OUT)/replay-lines.txt
+	python3 tests/bench/replay-report.py --lines $(REPLAY_OUT)/replay-lines.txt \
+		--out $(REPLAY_OUT)/results.md --abi "$(ABI)" \
+		--command "$$(cat $(REPLAY_OUT)/command 2>/dev/null)" \
+		--date "$$(cat $(REPLAY_OUT)/date 2>/dev/null)" \
+		--commit "$$(cat $(REPLAY_OUT)/commit 2>/dev/null)" \
+		--vm-seconds "$$(cat $(REPLAY_OUT)/vm-seconds 2>/dev/null)"
+
+bench-replay-publish:
+	@mkdir -p tests/bench/results/$(KERNEL)/replay
+	cp $(REPLAY_OUT)/results.md $(REPLAY_OUT)/replay-lines.txt \
+		tests/bench/results/$(KERNEL)/replay/
