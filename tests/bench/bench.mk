@@ -62,6 +62,10 @@ bench-bin: $(MODULES_DEP)
 ifneq ($(filter bench bench-budget bench-gmem bench-replay,$(MAKECMDGOALS)),)
 initramfs: bench-bin
 endif
+# make demo ends with bench_replay's short record-and-replay table.
+ifneq ($(filter demo,$(MAKECMDGOALS)),)
+initramfs: $(VMDIR)/tests/bench_replay
+endif
 
 # The reports of make bench and make cost are Python scripts.
 python3-dep: deps

@@ -106,7 +106,7 @@
 
 static unsigned int mib = 64, chunk_kib = 64, rounds = 3, seed = 1;
 static unsigned int frac = 50, changed_pct = 10, maxrun = 16;
-static int pin = 0;
+static int pin;		/* CPU 0; -1: not pinned */
 
 enum rmode { M_COPY, M_ZC, NR_RMODES };
 static const char *const rmode_names[] = { "copy", "zc" };
@@ -650,6 +650,27 @@ static void ctr_read(struct kt_vcpu *v, struct ctr *c)
 static bool have_order_ioctl, have_replay;
 static unsigned int nr_runs, nr_bad;
 
+/* demo=1: a short table at the end (make demo) from these. */
+static unsigned int demo;
+struct result {
+	enum arm arm;
+	enum rmode mode;
+	double ms;
+	uint64_t faults, prefetched;
+	bool skipped;
+};
+#define MAX_RESULTS	256
+static struct result results[MAX_RESULTS];
+static unsigned int nr_results;
+
+static void result_add(enum arm a, enum rmode m, double ms, uint64_t faults,
+		       uint64_t prefetched, bool skipped)
+{
+	if (nr_results < MAX_RESULTS)
+		results[nr_results++] = (struct result){ a, m, ms, faults,
+							 prefetched, skipped };
+}
+
 /*
  * Bad pages of the data slot: touched ones must hold their gpa in dword
  * 0 and the source in the rest; every other page populated (@have, or
@@ -720,9 +741,11 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 	int ret;
 
 	if (arm_replay(a) && !have_replay) {
-		printf("@@REPLAY arm=%s mode=%s round=%u skipped=1 why=no-replay-in-kvm\n",
-		       label, rmode_names[m], round);
+		if (!demo)
+			printf("@@REPLAY arm=%s mode=%s round=%u skipped=1 why=no-replay-in-kvm\n",
+			       label, rmode_names[m], round);
 		fflush(stdout);
+		result_add(a, m, 0, 0, 0, true);
 		return;
 	}
 	if (pin >= 0) {
@@ -932,27 +955,31 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 		prefaulted = h->prefaulted;
 	nr_runs++;
 	nr_bad += !ok;
+	if (round)
+		result_add(a, m, ns / 1e6, c1.pf - c0.pf, c1.mapped - c0.mapped,
+			   false);
 
 	pct(prec, sizeof(prec), u1.have_usage, u1.used,
 	    u1.used + u1.unused + u1.untouched);
 	pct(cov, sizeof(cov), u1.have_usage, u1.avoided,
 	    u1.avoided + (c1.pf - c0.pf));
-	printf("@@REPLAY arm=%s mode=%s round=%u mib=%u chunk=%u touched=%llu time_ms=%.3f faults=%llu pf_fixed=%llu prefetched=%llu prefaulted=%llu used=%llu unused=%llu untouched=%llu avoided=%llu precision=%s coverage=%s events=%llu ahead=%llu replay_pos=%s replay_runs=%s order=%s ok=%d%s\n",
-	       label, rmode_names[m], round, mib, chunk_kib,
-	       (unsigned long long)w->n, ns / 1e6,
-	       (unsigned long long)(c1.pf - c0.pf),
-	       (unsigned long long)(c1.fixed - c0.fixed),
-	       (unsigned long long)(c1.mapped - c0.mapped),
-	       (unsigned long long)prefaulted,
-	       (unsigned long long)u1.used, (unsigned long long)u1.unused,
-	       (unsigned long long)u1.untouched,
-	       (unsigned long long)u1.avoided, prec, cov,
-	       (unsigned long long)(h ? h->events : 0),
-	       (unsigned long long)(h ? h->ahead_pages : 0),
-	       rpos, rruns,
-	       arm_prefault(a) || arm_replay(a) ?
-			(ord->recorded ? "recorded" : "workload") : "-",
-	       ok, extra);
+	if (!demo)
+		printf("@@REPLAY arm=%s mode=%s round=%u mib=%u chunk=%u touched=%llu time_ms=%.3f faults=%llu pf_fixed=%llu prefetched=%llu prefaulted=%llu used=%llu unused=%llu untouched=%llu avoided=%llu precision=%s coverage=%s events=%llu ahead=%llu replay_pos=%s replay_runs=%s order=%s ok=%d%s\n",
+		       label, rmode_names[m], round, mib, chunk_kib,
+		       (unsigned long long)w->n, ns / 1e6,
+		       (unsigned long long)(c1.pf - c0.pf),
+		       (unsigned long long)(c1.fixed - c0.fixed),
+		       (unsigned long long)(c1.mapped - c0.mapped),
+		       (unsigned long long)prefaulted,
+		       (unsigned long long)u1.used, (unsigned long long)u1.unused,
+		       (unsigned long long)u1.untouched,
+		       (unsigned long long)u1.avoided, prec, cov,
+		       (unsigned long long)(h ? h->events : 0),
+		       (unsigned long long)(h ? h->ahead_pages : 0),
+		       rpos, rruns,
+		       arm_prefault(a) || arm_replay(a) ?
+				(ord->recorded ? "recorded" : "workload") : "-",
+		       ok, extra);
 	fflush(stdout);
 
 	if (spare)
@@ -980,6 +1007,7 @@ static const struct {
 	{ "rounds", .u = &rounds }, { "seed", .u = &seed },
 	{ "frac", .u = &frac }, { "changed", .u = &changed_pct },
 	{ "maxrun", .u = &maxrun }, { "pin", .i = &pin },
+	{ "demo", .u = &demo },
 };
 
 static void parse_list(char *v, const char *const *names, unsigned int n,
@@ -999,19 +1027,12 @@ static void parse_list(char *v, const char *const *names, unsigned int n,
 	}
 }
 
-/* kp.replay=k=v,k=v from /proc/cmdline; false if there is none. */
-static bool parse_cmdline(void)
+/* Arguments k=v,k=v in @arg. */
+static void parse_list_args(char *arg)
 {
-	char line[2048], *arg, *tok, *save = NULL, *v;
+	char *tok, *save = NULL, *v;
 	unsigned int k;
 
-	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
-		return false;
-	arg = strstr(line, "kp.replay=");
-	if (!arg)
-		return false;
-	arg += strlen("kp.replay=");
-	arg[strcspn(arg, " \n")] = '\0';
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		v = strchr(tok, '=');
 		KT_ASSERT(v, "kp.replay: '%s' is not key=value", tok);
@@ -1034,7 +1055,75 @@ static bool parse_cmdline(void)
 		else
 			*num_args[k].i = strtol(v, NULL, 0);
 	}
+}
+
+/*
+ * The arguments: the command line's (each argument k=v or k=v,k=v, as
+ * "make demo" runs it), else kp.replay=k=v,k=v from /proc/cmdline; false
+ * if there are none.
+ */
+static bool parse_args(int argc, char **argv)
+{
+	char line[2048], *arg;
+	int i;
+
+	if (argc > 1) {
+		for (i = 1; i < argc; i++)
+			parse_list_args(argv[i]);
+		return true;
+	}
+	if (ktsys_read("/proc/cmdline", line, sizeof(line)) <= 0)
+		return false;
+	arg = strstr(line, "kp.replay=");
+	if (!arg)
+		return false;
+	arg += strlen("kp.replay=");
+	arg[strcspn(arg, " \n")] = '\0';
+	parse_list_args(arg);
 	return true;
+}
+
+/* demo=1: per mode and arm the first round's faults and time. */
+static void demo_table(const struct order *ord)
+{
+	unsigned int m, a, i;
+
+	for (m = 0; m < NR_RMODES; m++) {
+		const struct result *none = NULL;
+
+		if (!rmode_on[m])
+			continue;
+		printf("\nRecord and replay (%s restore, %u MiB, %llu pages touched in short runs at random places, %u KiB chunks): %s order of %llu runs\n",
+		       m == M_COPY ? "UFFDIO_COPY" : "zero-copy UFFDIO_CONTINUE",
+		       mib, (unsigned long long)ord[m].pages, chunk_kib,
+		       ord[m].recorded ? "a recorded" : "no recording (KVM lacks KVM_PREFETCH_ORDER), the workload's",
+		       (unsigned long long)ord[m].nr_runs);
+		printf("| %-16s | %12s | %16s | %9s | %7s |\n", "arm",
+		       "guest faults", "pages prefetched", "time", "vs none");
+		printf("|------------------|--------------|------------------|-----------|---------|\n");
+		for (a = 0; a < NR_ARMS; a++) {
+			for (i = 0; i < nr_results; i++)
+				if (results[i].arm == a && results[i].mode == m)
+					break;
+			if (i == nr_results)
+				continue;
+			if (results[i].skipped) {
+				printf("| %-16s | skipped: this KVM has no replay policy |\n",
+				       arm_names[a]);
+				continue;
+			}
+			if (a == A_NONE)
+				none = &results[i];
+			printf("| %-16s | %12llu | %16llu | %6.0f ms | %+6.0f%% |\n",
+			       arm_names[a],
+			       (unsigned long long)results[i].faults,
+			       (unsigned long long)results[i].prefetched,
+			       results[i].ms,
+			       none && none != &results[i] && none->ms ?
+			       100.0 * results[i].ms / none->ms - 100.0 : 0.0);
+		}
+	}
+	printf("replay: the handler populates the recorded runs in order ahead of the guest, KVM's replay policy maps the next recorded pages the host has on each guest fault; prefault: the same loop with KVM_PRE_FAULT_MEMORY after each run instead. Every touched page verified.\n");
 }
 
 /* Does KVM have KVM_PREFETCH_ORDER, and the replay policy? */
@@ -1065,7 +1154,7 @@ int main(int argc, char **argv)
 	unsigned int r, i, m;
 	char *src;
 
-	if (!parse_cmdline()) {
+	if (!parse_args(argc, argv)) {
 		kt_skip("bench_replay: no kp.replay= on the command line (make bench-replay)");
 		return kt_exit();
 	}
@@ -1082,10 +1171,11 @@ int main(int argc, char **argv)
 	wl_change(&wl, &chg);
 	src = ktb_src_alloc(size);
 	probe();
-	printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d pages=%llu touched=%llu record=%d replay=%d\n",
-	       mib, chunk_kib, rounds, seed, frac, changed_pct, maxrun, pin,
-	       (unsigned long long)pages, (unsigned long long)wl.n,
-	       have_order_ioctl, have_replay);
+	if (!demo)
+		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d pages=%llu touched=%llu record=%d replay=%d\n",
+		       mib, chunk_kib, rounds, seed, frac, changed_pct, maxrun, pin,
+		       (unsigned long long)pages, (unsigned long long)wl.n,
+		       have_order_ioctl, have_replay);
 	fflush(stdout);
 
 	/* The order: recorded per restore mode, or the workload's own. */
@@ -1096,10 +1186,12 @@ int main(int argc, char **argv)
 			run_one(A_NONE, m, 0, src, &wl, &chg, NULL, &ord[m]);
 		else
 			order_from_workload(&ord[m], &wl);
-		kt_info("bench_replay: %s: order of %llu runs, %llu pages in the data slot (%s)",
-			rmode_names[m], (unsigned long long)ord[m].nr_runs,
-			(unsigned long long)ord[m].pages,
-			ord[m].recorded ? "recorded" : "the workload's");
+		if (!demo)
+			kt_info("bench_replay: %s: order of %llu runs, %llu pages in the data slot (%s)",
+				rmode_names[m],
+				(unsigned long long)ord[m].nr_runs,
+				(unsigned long long)ord[m].pages,
+				ord[m].recorded ? "recorded" : "the workload's");
 	}
 
 	for (r = 1; r <= rounds; r++) {
@@ -1114,13 +1206,18 @@ int main(int argc, char **argv)
 						&ord[m], NULL);
 			}
 		}
-		kt_info("bench_replay: round %u/%u done at %.0f s", r, rounds,
-			(kt_now_ns() - t_start) / 1e9);
+		if (!demo)
+			kt_info("bench_replay: round %u/%u done at %.0f s",
+				r, rounds, (kt_now_ns() - t_start) / 1e9);
 	}
 	ktb_src_free(src, size);
+	if (demo)
+		demo_table(ord);
 	if (!nr_bad && nr_runs)
 		kt_pass("bench_replay: %u runs, every touched and populated page verified",
 			nr_runs);
-	kt_info("bench_replay: %.0f s in the guest", (kt_now_ns() - t_start) / 1e9);
+	if (!demo)
+		kt_info("bench_replay: %.0f s in the guest",
+			(kt_now_ns() - t_start) / 1e9);
 	return kt_exit();
 }

@@ -14,6 +14,10 @@
  *    async and auto (nr_pages = chunk / 4 KiB).
  * Every page's contents are checked; a wrong page ends the demo with an
  * error.
+ * 4. (Run by the VM's /init after this program: tests/bench/bench_replay.c
+ *    with demo=1.) Record and replay: a REAP-like restore of 8 MiB under
+ *    none, auto, KVM_PRE_FAULT_MEMORY in the recorded order and the
+ *    replay policy.
  */
 #define _GNU_SOURCE
 #include <sched.h>
