@@ -61,7 +61,8 @@
  * KVM_PRE_FAULT_MEMORY), used/unused/untouched/avoided (the VM's usage
  * stats over the pass), precision = used / (used + unused + untouched)
  * and coverage = avoided / (avoided + faults) in percent, events (uffd),
- * ahead (pages the populate loop brought in), replay_pos and replay_runs
+ * ahead (pages the populate loop brought in), ahead_runs (the runs of
+ * the order it got through before the guest was done), replay_pos and replay_runs
  * (KVM_PREFETCH_ORDER_STATUS after the pass), ok.  Every run verifies
  * every touched page (its dword 0 and the rest of it against the source)
  * and every other page the handler populated; a wrong page is a FAIL
@@ -260,10 +261,12 @@ struct order {
 	bool recorded;				/* false: the workload's */
 };
 
-static void order_add(struct order *o, uint64_t first, uint64_t len)
+/* Append pages [@first, @first + @len); @join: to the last run if it ends there. */
+static void order_add(struct order *o, uint64_t first, uint64_t len,
+		      bool join)
 {
-	if (o->nr_runs && o->first[o->nr_runs - 1] +
-			  o->len[o->nr_runs - 1] == first) {
+	if (join && o->nr_runs && o->first[o->nr_runs - 1] +
+				  o->len[o->nr_runs - 1] == first) {
 		o->len[o->nr_runs - 1] += len;
 	} else {
 		o->first[o->nr_runs] = first;
@@ -287,7 +290,7 @@ static void order_from_workload(struct order *o, const struct workload *w)
 
 	order_alloc(o, w->n);
 	for (i = 0; i < w->n; i++)
-		order_add(o, w->order[i], 1);
+		order_add(o, w->order[i], 1, true);
 }
 
 static int order_op(struct kt_vm *vm, struct kvm_prefetch_order_op *op)
@@ -906,7 +909,8 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 				/* Recorded in the order touched? */
 				if (seq < wl->n && wl->order[seq] == p)
 					seq++;
-				order_add(rec, p, 1);
+				/* One run per run of KVM's (replay_pos). */
+				order_add(rec, p, 1, g != gfn);
 			}
 		}
 		for (p = 0; p < pages; p++)
@@ -964,7 +968,7 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 	pct(cov, sizeof(cov), u1.have_usage, u1.avoided,
 	    u1.avoided + (c1.pf - c0.pf));
 	if (!demo)
-		printf("@@REPLAY arm=%s mode=%s round=%u mib=%u chunk=%u touched=%llu time_ms=%.3f faults=%llu pf_fixed=%llu prefetched=%llu prefaulted=%llu used=%llu unused=%llu untouched=%llu avoided=%llu precision=%s coverage=%s events=%llu ahead=%llu replay_pos=%s replay_runs=%s order=%s ok=%d%s\n",
+		printf("@@REPLAY arm=%s mode=%s round=%u mib=%u chunk=%u touched=%llu time_ms=%.3f faults=%llu pf_fixed=%llu prefetched=%llu prefaulted=%llu used=%llu unused=%llu untouched=%llu avoided=%llu precision=%s coverage=%s events=%llu ahead=%llu ahead_runs=%llu replay_pos=%s replay_runs=%s order=%s ok=%d%s\n",
 		       label, rmode_names[m], round, mib, chunk_kib,
 		       (unsigned long long)w->n, ns / 1e6,
 		       (unsigned long long)(c1.pf - c0.pf),
@@ -976,6 +980,7 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 		       (unsigned long long)u1.avoided, prec, cov,
 		       (unsigned long long)(h ? h->events : 0),
 		       (unsigned long long)(h ? h->ahead_pages : 0),
+		       (unsigned long long)(h ? h->run : 0),
 		       rpos, rruns,
 		       arm_prefault(a) || arm_replay(a) ?
 				(ord->recorded ? "recorded" : "workload") : "-",
