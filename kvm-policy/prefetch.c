@@ -447,6 +447,9 @@ bool kvm_prefetch_never_opens(const struct kvm_prefetch_ops *ops)
 /* In the order prefetch_available lists them. */
 static struct kvm_prefetch_ops *const prefetch_builtins[] = {
 	&prefetch_none, &prefetch_manual, &prefetch_async, &prefetch_auto,
+#ifdef CONFIG_KVM_PREFETCH_REPLAY
+	&kvm_prefetch_replay_ops,
+#endif
 };
 
 /* ---- module parameters -------------------------------------------- */

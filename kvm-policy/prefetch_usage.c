@@ -260,6 +260,9 @@ void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
 	if (used) {
 		atomic64_add(n, &u->used);
 		atomic64_inc(&u->avoided);
+		/* A first touch that took no fault of its own. */
+		if (kvm_prefetch_recording(kvm))
+			kvm_prefetch_record(kvm, gfn, nr);
 	} else {
 		atomic64_add(n, &u->unused);
 	}

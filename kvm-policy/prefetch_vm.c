@@ -103,12 +103,42 @@ static bool prefetch_state_may_open(const struct kvm_prefetch_state *st)
 	return st->nr_pages > 1 && !kvm_prefetch_never_opens(st->ops);
 }
 
+/*
+ * Set kvm->prefetch_may_open from the VM's state @st, and from whether the
+ * VM records (the engine records its faults): kvm->lock held, or the VM
+ * being created.
+ */
+static void prefetch_set_may_open(struct kvm *kvm,
+				  const struct kvm_prefetch_state *st)
+{
+	bool open = prefetch_state_may_open(st);
+
+#ifdef CONFIG_KVM_PREFETCH_REPLAY
+	if (kvm->prefetch_replay)
+		WRITE_ONCE(kvm->prefetch_replay->policy_open, open);
+#endif
+	WRITE_ONCE(kvm->prefetch_may_open, open || kvm_prefetch_recording(kvm));
+}
+
+/**
+ * kvm_prefetch_vm_update_may_open() - recompute kvm->prefetch_may_open
+ * @kvm: the VM, kvm->lock held, whose recording starts or stops
+ */
+void kvm_prefetch_vm_update_may_open(struct kvm *kvm)
+{
+	struct kvm_prefetch_state *st;
+
+	st = rcu_dereference_protected(kvm->prefetch,
+				       lockdep_is_held(&kvm->lock));
+	prefetch_set_may_open(kvm, st);
+}
+
 /* Make @st the VM's state, replacing another; kvm->lock held. */
 static void __prefetch_state_publish(struct kvm *kvm,
 				     struct kvm_prefetch_state *st)
 {
 	rcu_assign_pointer(kvm->prefetch, st);
-	WRITE_ONCE(kvm->prefetch_may_open, prefetch_state_may_open(st));
+	prefetch_set_may_open(kvm, st);
 }
 
 /* Free a state no reader can see any more; drops its policy reference. */
@@ -156,12 +186,17 @@ int kvm_prefetch_vm_init(struct kvm *kvm)
 		return PTR_ERR(st);
 	}
 	ret = kvm_prefetch_usage_init(kvm);
+	if (!ret) {
+		ret = kvm_prefetch_replay_init(kvm);
+		if (ret)
+			kvm_prefetch_usage_destroy(kvm);
+	}
 	if (ret) {
 		prefetch_state_free(st);
 		return ret;
 	}
 	RCU_INIT_POINTER(kvm->prefetch, st);
-	WRITE_ONCE(kvm->prefetch_may_open, prefetch_state_may_open(st));
+	prefetch_set_may_open(kvm, st);
 	return 0;
 }
 
@@ -179,6 +214,7 @@ void kvm_prefetch_vm_destroy(struct kvm *kvm)
 	RCU_INIT_POINTER(kvm->prefetch, NULL);
 	if (st)
 		prefetch_state_free(st);
+	kvm_prefetch_replay_destroy(kvm);
 	kvm_prefetch_usage_destroy(kvm);
 }
 
@@ -223,12 +259,15 @@ static void prefetch_eject(struct kvm *kvm, struct kvm_prefetch_state *st,
  *
  * The policy finds @w set to { @f->gfn, 0 }: one that returns true
  * without writing it asks for nothing.  A window that breaks the contract
- * ejects the policy from the VM (prefetch_eject()).
+ * ejects the policy from the VM (prefetch_eject()).  A policy with a
+ * next() hook may map windows after this one in the same exit
+ * (kvm_prefetch_next()), even when window() asks for none.
  *
  * Context: the vCPU's fault path; takes and releases rcu_read_lock()
  * unless kvm_prefetch_may_open() is false.
- * Return: true if the policy wants the window @w mapped.  @w->nr_pages is
- * then 1 to the VM's nr_pages, and @w does not wrap.
+ * Return: true if the policy wants the window @w mapped, or, with
+ * @w->nr_pages 0, asks for none but has a next() hook.  @w->nr_pages is
+ * at most the VM's nr_pages, and @w does not wrap.
  */
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 			 struct kvm_prefetch_window *w)
@@ -246,14 +285,60 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	if (!st || !prefetch_state_may_open(st) || READ_ONCE(st->ejected))
 		goto out;
 	*w = (struct kvm_prefetch_window) { .start = f->gfn, .nr_pages = 0 };
-	if (!st->ops->window(st, f, w))
-		goto out;
+	if (!st->ops->window(st, f, w)) {
+		if (!st->ops->next)
+			goto out;
+		w->start = f->gfn;
+		w->nr_pages = 0;
+	}
 	if (prefetch_window_broken(w)) {
 		prefetch_eject(kvm, st, f, w);
 		goto out;
 	}
 	w->nr_pages = min(w->nr_pages, st->nr_pages);
-	ret = w->nr_pages > 0;
+	ret = w->nr_pages > 0 || st->ops->next;
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * kvm_prefetch_next() - ask the VM's policy for one more window of an exit
+ * @kvm: the VM
+ * @f: the fault of the exit
+ * @w: in, the exit's last window, mapped through to its end (nr_pages 0:
+ *	window() asked for none); out, the next one
+ * @used: the pages the exit's windows spanned so far; the next window's
+ *	are added
+ *
+ * For a policy with a next() hook, after kvm_prefetch_decide().  The
+ * contract is window()'s: a window that wraps ejects the policy.
+ *
+ * Context: as kvm_prefetch_decide().
+ * Return: true if the policy wants @w mapped: @w->nr_pages is then 1 to
+ * what is left of the VM's nr_pages, and @w does not wrap.
+ */
+bool kvm_prefetch_next(struct kvm *kvm, const struct kvm_prefetch_fault *f,
+		       struct kvm_prefetch_window *w, u32 *used)
+{
+	struct kvm_prefetch_state *st;
+	bool ret = false;
+
+	rcu_read_lock();
+	st = rcu_dereference(kvm->prefetch);
+	/* The policy may have changed since the exit's first window. */
+	if (!st || !st->ops->next || !prefetch_state_may_open(st) ||
+	    READ_ONCE(st->ejected) || *used >= st->nr_pages)
+		goto out;
+	if (!st->ops->next(st, f, w) || !w->nr_pages)
+		goto out;
+	if (prefetch_window_broken(w)) {
+		prefetch_eject(kvm, st, f, w);
+		goto out;
+	}
+	w->nr_pages = min(w->nr_pages, st->nr_pages - *used);
+	*used += w->nr_pages;
+	ret = true;
 out:
 	rcu_read_unlock();
 	return ret;
@@ -400,6 +485,8 @@ long kvm_prefetch_vm_ioctl(struct kvm *kvm, unsigned int ioctl,
 		if (copy_to_user(argp, &p, sizeof(p)))
 			return -EFAULT;
 		return 0;
+	case KVM_PREFETCH_ORDER:
+		return kvm_prefetch_order_ioctl(kvm, argp);
 	default:
 		return -ENOTTY;
 	}

@@ -169,6 +169,71 @@ static inline void kvm_prefetch_vm_stats_sync(struct kvm *kvm) {}
 #endif
 
 /*
+ * Record and replay (virt/kvm/prefetch_replay.c), on architectures whose
+ * engine asks a policy's next() and records faults (KVM_PREFETCH_REPLAY).
+ */
+#ifdef CONFIG_KVM_PREFETCH_REPLAY
+#include <linux/mutex.h>
+
+struct kvm_prefetch_recording;
+struct kvm_prefetch_replay_order;
+
+/**
+ * struct kvm_prefetch_replay - one VM's recording and replay order
+ * @recording: the fault path records first touches; written under
+ *	kvm->lock with kvm->prefetch_may_open, which is also true while the
+ *	VM records, read racily (kvm_prefetch_recording())
+ * @policy_open: the VM's policy may open a window: what
+ *	kvm->prefetch_may_open would be if the VM did not record
+ * @lock: serializes KVM_PREFETCH_ORDER
+ * @rec: the last recording, or NULL
+ * @order: the order the replay policy walks, or NULL
+ */
+struct kvm_prefetch_replay {
+	bool recording;
+	bool policy_open;
+	struct mutex lock;	/* KVM_PREFETCH_ORDER, one at a time */
+	struct kvm_prefetch_recording __rcu *rec;
+	struct kvm_prefetch_replay_order __rcu *order;
+};
+
+/* Needs struct kvm; kvm->prefetch_replay lives as long as the VM. */
+#define kvm_prefetch_recording(kvm) ({					\
+	struct kvm_prefetch_replay *__rr = (kvm)->prefetch_replay;	\
+									\
+	/* Racy on purpose, as kvm_prefetch_may_open(). */		\
+	__rr && data_race(__rr->recording);				\
+})
+/*
+ * With kvm_prefetch_recording() true, may the VM's policy open a window?
+ * Racy on purpose, as kvm_prefetch_may_open().
+ */
+#define kvm_prefetch_policy_may_open(kvm)				\
+	/* written with the flag, under kvm->lock */			\
+	data_race((kvm)->prefetch_replay->policy_open)
+
+extern struct kvm_prefetch_ops kvm_prefetch_replay_ops;
+int kvm_prefetch_replay_init(struct kvm *kvm);
+void kvm_prefetch_replay_destroy(struct kvm *kvm);
+void kvm_prefetch_record(struct kvm *kvm, u64 gfn, u64 nr);
+long kvm_prefetch_order_ioctl(struct kvm *kvm, void __user *argp);
+#else
+#define kvm_prefetch_recording(kvm)		((void)(kvm), false)
+#define kvm_prefetch_policy_may_open(kvm)	((void)(kvm), true)
+static inline int kvm_prefetch_replay_init(struct kvm *kvm) { return 0; }
+static inline void kvm_prefetch_replay_destroy(struct kvm *kvm) {}
+static inline void kvm_prefetch_record(struct kvm *kvm, u64 gfn, u64 nr) {}
+static inline long kvm_prefetch_order_ioctl(struct kvm *kvm,
+					    void __user *argp)
+{
+	return -ENOTTY;
+}
+#endif
+void kvm_prefetch_vm_update_may_open(struct kvm *kvm);
+bool kvm_prefetch_next(struct kvm *kvm, const struct kvm_prefetch_fault *f,
+		       struct kvm_prefetch_window *w, u32 *used);
+
+/*
  * A module parameter that is one of @nr names (a NULL name is not
  * offered): module_param_cb(name, &kvm_prefetch_param_choice_ops, choice,
  * perm) stores the index of the name written into *@val.

@@ -63,10 +63,14 @@ struct kvm_prefetch_fault {
  * 16384 pages of a window, mapped or not, and past 512 stops when
  * something waits for the vCPU (an interrupt to inject, a memslot
  * update); the guest's next fault in the rest asks the policy again.
+ * @cursor is the policy's own: 0 when window() is called, and handed
+ * back to next() as the policy left it.
  */
 struct kvm_prefetch_window {
 	u64 start;
 	u32 nr_pages;
+	u32 pad;
+	u64 cursor;
 };
 
 /**
@@ -102,6 +106,18 @@ struct kvm_prefetch_state {
  *	last page would lie past gfn 2^64 - 1: that answer ejects the
  *	policy from the VM, which then maps as with none until userspace
  *	sets its policy again.
+ * @next: (optional) one more window in the same exit.  Called after
+ *	window() (whether or not it asked for a window) and after each
+ *	window next() returned, as long as the engine mapped the last
+ *	window through to its end and the exit's budget lasts: @w holds the
+ *	last window (nr_pages 0 after window() asked for none), @w->cursor
+ *	as the policy left it.  Fill in @w and return true for the next
+ *	window, false to end the exit.  Unlike window()'s, these windows
+ *	lie in whichever memslot holds their start: the engine clips each
+ *	to that memslot and steps over one in no memslot, or in one
+ *	prefetch may not map, as if mapped.  All windows of one exit
+ *	together span at most the VM's nr_pages.  Same context and
+ *	contract as window().
  * @init: (optional) set up @st->priv for a VM that starts using the
  *	policy.  May sleep.  Return 0 or -errno (-MAX_ERRNO to -1); any
  *	other value, or a change to a field of @st but @priv, fails the
@@ -122,6 +138,9 @@ struct kvm_prefetch_ops {
 	bool (*window)(const struct kvm_prefetch_state *st,
 		       const struct kvm_prefetch_fault *f,
 		       struct kvm_prefetch_window *w);
+	bool (*next)(const struct kvm_prefetch_state *st,
+		     const struct kvm_prefetch_fault *f,
+		     struct kvm_prefetch_window *w);
 	int (*init)(struct kvm_prefetch_state *st);
 	void (*release)(struct kvm_prefetch_state *st);
 	u32 default_nr_pages;

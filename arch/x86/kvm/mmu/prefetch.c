@@ -221,11 +221,12 @@ static u64 prefetch_step_pages(u8 level)
  * the caller's probe found the host page where the forward scan starts
  * absent (prefetch_host_absent()): the scan would end there, so only the
  * backward one runs.  Return the number of 4 KiB pages newly mapped;
- * *@scanned is the budget used.
+ * *@scanned is the budget used, *@done whether the forward scan went
+ * through to @end.
  */
 static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 			  gfn_t fault_start, u64 step, bool absent,
-			  u32 *scanned)
+			  u32 *scanned, bool *done)
 {
 	bool batch = READ_ONCE(prefetch_engine) == PREFETCH_ENGINE_BATCH;
 	enum prefetch_step res = PREFETCH_SKIPPED;
@@ -234,6 +235,7 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 	u8 level;
 
 	/* @absent: the probe found the forward scan's first page absent. */
+	*done = false;
 	for (gfn = absent ? end : max(fault_start + step, start); gfn < end;) {
 		if (prefetch_exit_due(vcpu, *scanned))
 			return mapped;
@@ -256,6 +258,7 @@ static u64 prefetch_range(struct kvm_vcpu *vcpu, gfn_t start, gfn_t end,
 	}
 	if (res == PREFETCH_STOP)
 		return mapped;
+	*done = gfn >= end && !absent;
 
 	for (gfn = min(fault_start, end); gfn > start;) {
 		if (prefetch_exit_due(vcpu, *scanned))
@@ -338,9 +341,41 @@ static bool prefetch_host_absent(struct kvm_vcpu *vcpu,
 }
 
 /*
- * Open the window of @fault, if the policy asks for one, and map it.  @bo
- * is the vCPU's back-off record for a guest fault, else NULL.  Not
- * inlined: a fault that backs off does not pay for this frame.
+ * The next windows of a policy with a next() hook (the replay policy), as
+ * long as the engine maps each through to its end: each in the memslot
+ * that holds its start.  One in no memslot, or in one prefetch may not
+ * map, is stepped over as if mapped.  Return the pages newly mapped.
+ */
+static u64 prefetch_next_windows(struct kvm_vcpu *vcpu,
+				 const struct kvm_prefetch_fault *f,
+				 struct kvm_prefetch_window *w, u32 used,
+				 u32 *scanned)
+{
+	struct kvm_memory_slot *slot;
+	u64 start, end, mapped = 0;
+	bool done;
+
+	while (!prefetch_exit_due(vcpu, *scanned) &&
+	       kvm_prefetch_next(vcpu->kvm, f, w, &used)) {
+		slot = kvm_vcpu_gfn_to_memslot(vcpu, w->start);
+		if (!slot || !kvm_prefetch_slot_allowed(slot) ||
+		    !kvm_prefetch_clip_window(w, slot->base_gfn, slot->npages,
+					      kvm_mmu_max_gfn(), &start, &end))
+			continue;
+		mapped += prefetch_range(vcpu, start, end, start, 0, false,
+					 scanned, &done);
+		if (!done)
+			break;
+	}
+	return mapped;
+}
+
+/*
+ * Open the window of @fault, if the policy asks for one, and map it; then
+ * the policy's next windows, if it has a next() hook and the window was
+ * mapped through.  @bo is the vCPU's back-off record for a guest fault,
+ * else NULL.  Not inlined: a fault that backs off does not pay for this
+ * frame.
  */
 static noinline void prefetch_open(struct kvm_vcpu *vcpu,
 				   struct kvm_page_fault *fault,
@@ -349,8 +384,8 @@ static noinline void prefetch_open(struct kvm_vcpu *vcpu,
 	struct kvm_memory_slot *slot = fault->slot;
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
-	u64 start, end, step, mapped;
-	bool absent = false;
+	u64 start, end, step, mapped = 0;
+	bool absent = false, done = true;
 	u32 scanned = 0;
 
 	/* Only plain, direct TDP faults of not-present pages. */
@@ -369,13 +404,18 @@ static noinline void prefetch_open(struct kvm_vcpu *vcpu,
 	if (!kvm_prefetch_decide(vcpu->kvm, &f, &w))
 		return;
 
+	/* nr_pages 0: no window, but a policy with a next() hook. */
 	if (!kvm_prefetch_clip_window(&w, slot->base_gfn, slot->npages,
-				      kvm_mmu_max_gfn(), &start, &end))
-		return;
+				      kvm_mmu_max_gfn(), &start, &end)) {
+		if (w.nr_pages)
+			return;
+		start = fault->gfn;
+		end = start;
+	}
 
 	step = KVM_PAGES_PER_HPAGE(fault->goal_level);
 	/* The probe examines the page the forward scan would start at. */
-	if (bo && bo->empty) {
+	if (bo && bo->empty && start < end) {
 		gfn_t first = max(ALIGN_DOWN(fault->gfn, step) + step, start);
 
 		absent = first < end && prefetch_host_absent(vcpu, slot, first);
@@ -383,8 +423,13 @@ static noinline void prefetch_open(struct kvm_vcpu *vcpu,
 	}
 	vcpu->stat.prefetch_windows++;
 	kvm_mmu_prefetch_window(vcpu, true);
-	mapped = prefetch_range(vcpu, start, end, ALIGN_DOWN(fault->gfn, step),
-				step, absent, &scanned);
+	if (start < end)
+		mapped = prefetch_range(vcpu, start, end,
+					ALIGN_DOWN(fault->gfn, step), step,
+					absent, &scanned, &done);
+	if (done)
+		mapped += prefetch_next_windows(vcpu, &f, &w, w.nr_pages,
+						&scanned);
 	kvm_mmu_prefetch_window(vcpu, false);
 	vcpu->stat.prefetch_mapped += mapped;
 	vcpu->stat.generic.prefetch_scanned += scanned;
@@ -400,7 +445,10 @@ static noinline void prefetch_open(struct kvm_vcpu *vcpu,
  *
  * Called only from kvm_mmu_do_page_fault(), without mmu_lock, with
  * kvm->srcu held, and only while kvm_prefetch_may_open(): a VM whose policy
- * never opens a window does not get here.
+ * never opens a window, and that does not record, does not get here.
+ *
+ * A VM that records (KVM_PREFETCH_RECORD_START) records the frames a
+ * guest fault or an async #PF completion mapped, first.
  *
  * A guest fault opens no window while the vCPU backs off after windows
  * that mapped nothing (see PREFETCH_EMPTY_MIN): the vCPU stat
@@ -414,6 +462,15 @@ void kvm_mmu_prefetch(struct kvm_vcpu *vcpu, struct kvm_page_fault *fault)
 {
 	struct kvm_prefetch_backoff *bo = NULL;
 
+	if (unlikely(kvm_prefetch_recording(vcpu->kvm))) {
+		u64 pages = KVM_PAGES_PER_HPAGE(fault->goal_level);
+
+		if (fault->prefetch_type != KVM_PREFETCH_MANUAL)
+			kvm_prefetch_record(vcpu->kvm,
+					    ALIGN_DOWN(fault->gfn, pages), pages);
+		if (!kvm_prefetch_policy_may_open(vcpu->kvm))
+			return;
+	}
 	if (fault->prefetch_type == KVM_PREFETCH_GUEST_FAULT) {
 		bo = kvm_mmu_prefetch_backoff(vcpu);
 		if (bo->skip) {
