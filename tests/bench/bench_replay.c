@@ -537,11 +537,14 @@ static void *h_thread(void *arg)
 			if (read(h->go_fd, &v, sizeof(v)) == sizeof(v))
 				go = true;
 		}
-		if (p[0].revents & POLLIN) {
-			if (!h_events(h))
-				break;
-			continue;	/* faults first */
-		}
+		/*
+		 * Faults first, then one piece of the order: pinned with the
+		 * vCPU, the handler runs mostly when the vCPU waits for a
+		 * fault, and then the next fault is pending already; a loop
+		 * that waited for a quiet moment would never run.
+		 */
+		if ((p[0].revents & POLLIN) && !h_events(h))
+			break;
 		if (p[0].revents & (POLLERR | POLLHUP)) {
 			h->errors++;
 			break;

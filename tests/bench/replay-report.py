@@ -125,7 +125,7 @@ def table(out, groups, mode):
     else:
         v = fewer(pf['replay'], pf['none'])
         target('replay takes >= 97% fewer guest faults than none',
-               f(v, '.1f', '% fewer (%s vs %s)' % (
+               f(v, '.1f', '%% fewer (%s vs %s)' % (
                    f(pf['replay'], '.0f'), f(pf['none'], '.0f'))),
                None if v is None else v >= 97)
         v = ratio(t['auto-C'], rp)
