@@ -438,30 +438,36 @@ static void h_fault(struct handler *h, uint64_t addr)
 	h_wake(h, lo, hi);
 }
 
-/* Read and serve every pending uffd event; false on a fatal error. */
+/*
+ * Read the uffd events pending now (one read, up to 16) and serve them;
+ * false on a fatal error.  Not until there are none: pinned with the
+ * vCPU, the handler is preempted by the vCPU it wakes and resumes when
+ * the vCPU waits for its next fault, so there always is one.
+ */
 static bool h_events(struct handler *h)
 {
-	struct uffd_msg msg;
+	struct uffd_msg msg[16];
 	ssize_t n;
+	int i;
 
-	for (;;) {
-		n = read(h->uffd, &msg, sizeof(msg));
-		if (n < 0 && errno == EAGAIN)
-			return true;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != sizeof(msg)) {
-			h->errors++;
-			kt_info("bench_replay: uffd read: %zd (%s)", n,
-				strerror(errno));
-			return false;
-		}
-		if (msg.event != UFFD_EVENT_PAGEFAULT) {
-			h->errors++;
-			continue;
-		}
-		h_fault(h, msg.arg.pagefault.address);
+	do {
+		n = read(h->uffd, msg, sizeof(msg));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return true;
+	if (n <= 0 || n % sizeof(msg[0])) {
+		h->errors++;
+		kt_info("bench_replay: uffd read: %zd (%s)", n, strerror(errno));
+		return false;
 	}
+	for (i = 0; i < n / (ssize_t)sizeof(msg[0]); i++) {
+		if (msg[i].event != UFFD_EVENT_PAGEFAULT) {
+			h->errors++;
+			continue;
+		}
+		h_fault(h, msg[i].arg.pagefault.address);
+	}
+	return true;
 }
 
 /* KVM_PRE_FAULT_MEMORY over pages [@lo, @hi) through the spare vCPU. */
@@ -538,10 +544,10 @@ static void *h_thread(void *arg)
 				go = true;
 		}
 		/*
-		 * Faults first, then one piece of the order: pinned with the
-		 * vCPU, the handler runs mostly when the vCPU waits for a
-		 * fault, and then the next fault is pending already; a loop
-		 * that waited for a quiet moment would never run.
+		 * The faults pending, then one piece of the order: pinned
+		 * with the vCPU, the handler runs mostly when the vCPU waits
+		 * for a fault, and then the next fault is pending already; a
+		 * loop that waited for a quiet moment would never run.
 		 */
 		if ((p[0].revents & POLLIN) && !h_events(h))
 			break;
