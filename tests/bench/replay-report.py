@@ -75,8 +75,19 @@ def fewer(a, base):
     return 100.0 * (1 - a / base) if a is not None and base else None
 
 
+def paired(ga, gb, k='time_ms'):
+    """Median over the rounds of b's k over a's k in the same round
+    (None without a common round): drift of the host between rounds
+    cancels."""
+    a = {r['round']: r[k] for r in ga if isinstance(r.get(k), (int, float))}
+    b = {r['round']: r[k] for r in gb if isinstance(r.get(k), (int, float))}
+    v = [b[n] / a[n] for n in a if n in b and a[n]]
+    return st.median(v) if v else None
+
+
 def table(out, groups, mode):
-    g = {a: groups.get((a, mode), []) for a in ARMS}
+    g = {a: [r for r in groups.get((a, mode), []) if not r.get('skipped')]
+         for a in ARMS}
     t = {a: med(g[a], 'time_ms') for a in ARMS}
     pf = {a: med(g[a], 'faults') for a in ARMS}
     out.append('### %s restore%s\n' % (
@@ -87,15 +98,15 @@ def table(out, groups, mode):
                '| coverage | replay_pos / runs | uffd events |')
     out.append('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for a in ARMS:
-        rows = g[a]
+        rows = groups.get((a, mode), [])
         if not rows:
             continue
         if all(r.get('skipped') for r in rows):
             out.append('| %s | 0 | skipped (no replay in KVM) |' % a +
                        ' |' * 9)
             continue
-        rows = [r for r in rows if not r.get('skipped')]
-        sp = ratio(t['auto-C'], t[a])
+        rows = g[a]
+        sp = paired(g[a], g['auto-C'])
         pos = '-'
         if nums(rows, 'replay_pos') and a.startswith('replay'):
             pos = '%s / %s' % (f(med(rows, 'replay_pos'), '.0f'),
@@ -111,8 +122,7 @@ def table(out, groups, mode):
             f(med(rows, 'coverage'), '.1f', '%'),
             pos, f(med(rows, 'events'), '.0f')))
     out.append('')
-    out.append('Targets (%s), from the medians above:\n' % mode)
-    rp, rc, pr = t['replay'], t['replay-changed'], t['prefault']
+    out.append('Targets (%s): faults from the medians above, time ratios the median of the rounds\' ratios:\n' % mode)
 
     def target(text, value, ok):
         out.append('- %s: %s%s' % (
@@ -128,14 +138,14 @@ def table(out, groups, mode):
                f(v, '.1f', '%% fewer (%s vs %s)' % (
                    f(pf['replay'], '.0f'), f(pf['none'], '.0f'))),
                None if v is None else v >= 97)
-        v = ratio(t['auto-C'], rp)
+        v = paired(g['replay'], g['auto-C'])
         target('replay takes >= 3x less time than auto-C',
                f(v, '.2f', 'x'), None if v is None else v >= 3)
-        v = ratio(pr, rp)
+        v = paired(g['replay'], g['prefault'])
         target('replay is faster than prefault',
                f(v, '.2f', 'x (prefault time / replay time)'),
                None if v is None else v > 1)
-        v = ratio(rc, rp)
+        v = paired(g['replay'], g['replay-changed'])
         target('replay-changed is within 2x of replay',
                f(v, '.2f', 'x (replay-changed time / replay time)'),
                None if v is None else v <= 2)
@@ -174,8 +184,9 @@ def main():
     out.append('Times are the guest\'s pass (wall time of its one KVM_RUN '
                'over the table of pages), medians with min-max; "faults vs '
                'none" is how many fewer guest faults (pf_taken) than `none` '
-               'in the same mode; "time vs auto-C" is auto-C\'s median time '
-               'over the arm\'s; precision = used / (used + unused + '
+               'in the same mode; "time vs auto-C" is auto-C\'s time over the '
+               'arm\'s in the same round, the median of the rounds (so are '
+               'the time ratios of the targets); precision = used / (used + unused + '
                'untouched), coverage = avoided / (avoided + guest faults), '
                'from the VM\'s prefetch usage stats over the pass '
                '(KVM_PRE_FAULT_MEMORY mappings are not prefetches and do '
