@@ -250,8 +250,11 @@ REPLAY_CHANGED	?= 10
 REPLAY_MODES	?= copy:zc
 REPLAY_ARMS	?= none:auto-C:prefault:replay:replay-changed:prefault-changed:floor:floor-mapped
 REPLAY_PIN	?= 0
+# REPLAY_LOOP_CPU=1: the populate loop in a thread of its own on CPU 1
+# (default -1: the handler thread runs it between faults).
+REPLAY_LOOP_CPU	?= -1
 REPLAY_TIMEOUT	?= 1500
-REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN)
+REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN),loop_cpu=$(REPLAY_LOOP_CPU)
 REPLAY_OUT	= $(BENCH_OUT)/replay
 REPLAY_LOG	= $(VMDIR)/bench-replay.log
 
@@ -279,7 +282,17 @@ bench-replay-report:
 		--commit "$$(cat $(REPLAY_OUT)/commit 2>/dev/null)" \
 		--vm-seconds "$$(cat $(REPLAY_OUT)/vm-seconds 2>/dev/null)"
 
+# REPLAY_PUB_AS=split publishes a variant beside the main set:
+# split.md and split-lines.txt.
+REPLAY_PUB_AS	?=
 bench-replay-publish:
 	@mkdir -p tests/bench/results/$(KERNEL)/replay
+ifeq ($(REPLAY_PUB_AS),)
 	cp $(REPLAY_OUT)/results.md $(REPLAY_OUT)/replay-lines.txt \
 		tests/bench/results/$(KERNEL)/replay/
+else
+	cp $(REPLAY_OUT)/results.md \
+		tests/bench/results/$(KERNEL)/replay/$(REPLAY_PUB_AS).md
+	cp $(REPLAY_OUT)/replay-lines.txt \
+		tests/bench/results/$(KERNEL)/replay/$(REPLAY_PUB_AS)-lines.txt
+endif

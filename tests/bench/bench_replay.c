@@ -18,7 +18,10 @@
  *
  * The guest is kvmtest's irqchip mode (in-kernel irqchip, IF=1, as VMMs
  * run guests).  The vCPU thread and the handler thread are pinned to one
- * CPU (pin=0; -1: not pinned), as in bench.c.  The data memslot is
+ * CPU (pin=0; -1: not pinned), as in bench.c.  The populate loop of the
+ * prefault and replay arms runs in the handler thread, one piece after
+ * each batch of faults (loop_cpu=-1), or in a thread of its own pinned to
+ * loop_cpu=N, as a VMM's prefetch thread would.  The data memslot is
  * restored through userfaultfd by this program's own handler thread:
  * copy mode (private anonymous memory, MISSING, UFFDIO_COPY from a
  * source buffer) and zero-copy (a shared memfd whose page cache holds the
@@ -70,6 +73,7 @@
  *
  * Arguments (kp.replay=, comma separated; lists colon separated):
  *   mib=64 chunk=64 rounds=3 seed=1 frac=50 changed=10 maxrun=16 pin=0
+ *   loop_cpu=-1 demo=0 (1: a short table at the end, for make demo)
  *   modes=copy:zc arms=none:auto-C:prefault:replay:replay-changed:
  *   prefault-changed:floor:floor-mapped
  */
@@ -108,6 +112,7 @@
 static unsigned int mib = 64, chunk_kib = 64, rounds = 3, seed = 1;
 static unsigned int frac = 50, changed_pct = 10, maxrun = 16;
 static int pin;		/* CPU 0; -1: not pinned */
+static int loop_cpu = -1;	/* -1: the handler runs the populate loop */
 
 enum rmode { M_COPY, M_ZC, NR_RMODES };
 static const char *const rmode_names[] = { "copy", "zc" };
@@ -320,6 +325,11 @@ struct handler {
 	struct kt_vcpu *spare;	/* prefault: KVM_PRE_FAULT_MEMORY here */
 	uint64_t run, off;	/* next: run @run, page @off of it */
 	pthread_t thread;
+	/* loop_cpu >= 0: the populate loop's own thread; @lock orders them. */
+	pthread_t loop_thread;
+	bool has_loop;
+	int loop_stop;
+	pthread_mutex_t lock;
 	/* Counters. */
 	uint64_t events, ahead_pages, prefaulted, errors, pre_errors;
 	int pre_err;		/* the first KVM_PRE_FAULT_MEMORY error */
@@ -344,6 +354,11 @@ static char *map_aligned(size_t size, int flags, int fd, char **alloc,
 	*alloc = p;
 	*alloc_size = len;
 	return a;
+}
+
+static void h_err(struct handler *h)
+{
+	__atomic_add_fetch(&h->errors, 1, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -391,7 +406,7 @@ static uint64_t h_fill(struct handler *h, uint64_t lo, uint64_t hi, bool wake)
 			if (err == EAGAIN)
 				continue;
 			/* Only this thread populates: nothing else may. */
-			h->errors++;
+			h_err(h);
 			kt_info("bench_replay: populate pages %llu-%llu: %s",
 				(unsigned long long)p, (unsigned long long)e,
 				strerror(err));
@@ -412,7 +427,7 @@ static void h_wake(struct handler *h, uint64_t lo, uint64_t hi)
 	};
 
 	if (ioctl(h->uffd, UFFDIO_WAKE, &r)) {
-		h->errors++;
+		h_err(h);
 		kt_info("bench_replay: UFFDIO_WAKE: %s", strerror(errno));
 	}
 }
@@ -424,7 +439,7 @@ static void h_fault(struct handler *h, uint64_t addr)
 
 	h->events++;
 	if (addr < (uintptr_t)h->base || addr >= (uintptr_t)h->base + h->size) {
-		h->errors++;
+		h_err(h);
 		kt_info("bench_replay: event at 0x%llx outside the range",
 			(unsigned long long)addr);
 		return;
@@ -432,9 +447,11 @@ static void h_fault(struct handler *h, uint64_t addr)
 	f = (addr - (uintptr_t)h->base) / PAGE;
 	lo = f / h->chunk_pages * h->chunk_pages;
 	hi = lo + h->chunk_pages < h->pages ? lo + h->chunk_pages : h->pages;
+	pthread_mutex_lock(&h->lock);
 	h_fill(h, f + 1, hi, false);
 	h_fill(h, lo, f, false);
 	h_fill(h, f, f + 1, false);
+	pthread_mutex_unlock(&h->lock);
 	h_wake(h, lo, hi);
 }
 
@@ -456,13 +473,13 @@ static bool h_events(struct handler *h)
 	if (n < 0 && errno == EAGAIN)
 		return true;
 	if (n <= 0 || n % sizeof(msg[0])) {
-		h->errors++;
+		h_err(h);
 		kt_info("bench_replay: uffd read: %zd (%s)", n, strerror(errno));
 		return false;
 	}
 	for (i = 0; i < n / (ssize_t)sizeof(msg[0]); i++) {
 		if (msg[i].event != UFFD_EVENT_PAGEFAULT) {
-			h->errors++;
+			h_err(h);
 			continue;
 		}
 		h_fault(h, msg[i].arg.pagefault.address);
@@ -507,7 +524,9 @@ static bool h_ahead(struct handler *h)
 		len = h->chunk_pages;
 	lo = o->first[h->run] + h->off;
 	hi = lo + len;
+	pthread_mutex_lock(&h->lock);
 	h->ahead_pages += h_fill(h, lo, hi, true);
+	pthread_mutex_unlock(&h->lock);
 	if (h->spare)
 		h_prefault(h, lo, hi);
 	h->off += len;
@@ -531,10 +550,10 @@ static void *h_thread(void *arg)
 		};
 		uint64_t v;
 
-		if (poll(p, 3, go && more ? 0 : -1) < 0) {
+		if (poll(p, 3, go && more && !h->has_loop ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			h->errors++;
+			h_err(h);
 			break;
 		}
 		if (p[1].revents)
@@ -552,12 +571,27 @@ static void *h_thread(void *arg)
 		if ((p[0].revents & POLLIN) && !h_events(h))
 			break;
 		if (p[0].revents & (POLLERR | POLLHUP)) {
-			h->errors++;
+			h_err(h);
 			break;
 		}
-		if (go && more)
+		if (go && more && !h->has_loop)
 			more = h_ahead(h);
 	}
+	return NULL;
+}
+
+/* loop_cpu >= 0: the populate loop in a thread of its own on loop_cpu. */
+static void *h_loop_thread(void *arg)
+{
+	struct handler *h = arg;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(loop_cpu, &one);
+	KT_ASSERT(!sched_setaffinity(0, sizeof(one), &one),
+		  "setaffinity cpu %d: %s", loop_cpu, strerror(errno));
+	while (!__atomic_load_n(&h->loop_stop, __ATOMIC_SEQ_CST) && h_ahead(h))
+		;
 	return NULL;
 }
 
@@ -578,6 +612,7 @@ static struct handler *h_create(enum rmode mode, const char *src,
 	h->memfd = -1;
 	h->have = calloc(pages, 1);
 	KT_ASSERT(h->have, "calloc");
+	pthread_mutex_init(&h->lock, NULL);
 	if (mode == M_COPY) {
 		h->base = map_aligned(h->size, MAP_PRIVATE | MAP_ANONYMOUS |
 				      MAP_NORESERVE, -1, &h->alloc,
@@ -618,8 +653,23 @@ static void h_signal(int fd)
 		  "eventfd write: %s", strerror(errno));
 }
 
+/* The pass begins: start the populate loop. */
+static void h_go(struct handler *h)
+{
+	if (h->ahead && loop_cpu >= 0) {
+		h->has_loop = true;
+		KT_ASSERT(!pthread_create(&h->loop_thread, NULL, h_loop_thread,
+					  h), "pthread_create");
+	}
+	h_signal(h->go_fd);
+}
+
 static void h_stop(struct handler *h)
 {
+	if (h->has_loop) {
+		__atomic_store_n(&h->loop_stop, 1, __ATOMIC_SEQ_CST);
+		pthread_join(h->loop_thread, NULL);
+	}
 	h_signal(h->stop_fd);
 	pthread_join(h->thread, NULL);
 	/* Serve nothing more: unregister, then the range reads as memory. */
@@ -641,6 +691,7 @@ static void h_destroy(struct handler *h)
 	if (h->memfd >= 0)
 		close(h->memfd);
 	free(h->have);
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
 
@@ -845,7 +896,7 @@ static void run_one(enum arm a, enum rmode m, unsigned int round,
 	kt_vcpu_setup_loop(v, PROG_GPA, TAB_GPA, TAB_GPA + w->n * 4, 0, 0, 0);
 	t0 = kt_now_ns();
 	if (h)
-		h_signal(h->go_fd);
+		h_go(h);
 	kt_vcpu_run_done(v);
 	ns = kt_now_ns() - t0;
 	ctr_read(v, &c1);
@@ -1021,7 +1072,7 @@ static const struct {
 	{ "rounds", .u = &rounds }, { "seed", .u = &seed },
 	{ "frac", .u = &frac }, { "changed", .u = &changed_pct },
 	{ "maxrun", .u = &maxrun }, { "pin", .i = &pin },
-	{ "demo", .u = &demo },
+	{ "demo", .u = &demo }, { "loop_cpu", .i = &loop_cpu },
 };
 
 static void parse_list(char *v, const char *const *names, unsigned int n,
@@ -1186,8 +1237,9 @@ int main(int argc, char **argv)
 	src = ktb_src_alloc(size);
 	probe();
 	if (!demo)
-		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d pages=%llu touched=%llu record=%d replay=%d\n",
+		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d loop_cpu=%d pages=%llu touched=%llu record=%d replay=%d\n",
 		       mib, chunk_kib, rounds, seed, frac, changed_pct, maxrun, pin,
+		       loop_cpu,
 		       (unsigned long long)pages, (unsigned long long)wl.n,
 		       have_order_ioctl, have_replay);
 	fflush(stdout);

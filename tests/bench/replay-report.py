@@ -173,12 +173,16 @@ def main():
         out.append('Workload: %s of the %s pages of %s MiB (seed %s, '
                    'runs of 1-%s pages), the changed workload %s%% of them '
                    'replaced; chunk %s KiB; %s rounds; vCPU and handler '
-                   'pinned to CPU %s; in-kernel irqchip guest. '
+                   'pinned to CPU %s (-1: not pinned); the populate loop %s; '
+                   'in-kernel irqchip guest. '
                    'KVM_PREFETCH_ORDER (recording): %s; replay policy: %s.\n' % (
                        cfg.get('touched'), cfg.get('pages'), cfg.get('mib'),
                        cfg.get('seed'), cfg.get('maxrun'),
                        cfg.get('changed'), cfg.get('chunk'),
                        cfg.get('rounds'), cfg.get('pin'),
+                       'run by the handler thread between faults'
+                       if cfg.get('loop_cpu', '-1') == '-1' else
+                       'in a thread of its own on CPU ' + cfg.get('loop_cpu'),
                        'yes' if cfg.get('record') == '1' else 'no',
                        'yes' if cfg.get('replay') == '1' else 'no'))
     out.append('Times are the guest\'s pass (wall time of its one KVM_RUN '
