@@ -61,7 +61,7 @@ struct rec_range {
  * @runs: the order
  */
 struct kvm_prefetch_recording {
-	spinlock_t lock;	/* the fault path's, with interrupts off */
+	spinlock_t lock;	/* taken by the fault path, never in an IRQ */
 	u64 nr_runs;
 	u64 nr_pages;
 	u64 dropped;
@@ -159,11 +159,16 @@ static void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
 	}
 	nr = min(nr, r->base + r->npages - gfn);
 	first = r->bit + (gfn - r->base);
-	end = first + nr;
-	/* A racy look first: the frame of a fault is mostly recorded. */
-	if (nr == 1 && test_bit(first, rec->seen))
+	/* A 4 KiB fault, the common case, without the bitmap walk. */
+	if (nr == 1) {
+		spin_lock(&rec->lock);
+		if (!__test_and_set_bit(first, rec->seen))
+			rec_append(rec, gfn, 1);
+		spin_unlock(&rec->lock);
 		return;
+	}
 
+	end = first + nr;
 	spin_lock(&rec->lock);
 	for (bit = find_next_zero_bit(rec->seen, end, first); bit < end;
 	     bit = find_next_zero_bit(rec->seen, end, stop)) {
@@ -180,25 +185,23 @@ static void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
  * @gfn: the first guest frame the guest touched
  * @nr: the frames: what its fault mapped, or the used prefetched entry
  *
- * Any context but NMI: the MMU's fault path, or the usage accounting
- * under mmu_lock.
+ * Task context, interrupts on or off: the MMU's fault path, or the usage
+ * accounting (mmu_lock held, from a fault, an MMU notifier or a stats
+ * read); never an interrupt, so the recording's spinlock needs no
+ * interrupts off.
  */
 void kvm_prefetch_record(struct kvm *kvm, u64 gfn, u64 nr)
 {
 	struct kvm_prefetch_replay *rr = kvm->prefetch_replay;
 	struct kvm_prefetch_recording *rec;
-	unsigned long flags;
 
 	if (!rr || !nr)
 		return;
-	/* The usage accounting may run with interrupts off. */
-	local_irq_save(flags);
 	rcu_read_lock();
 	rec = rcu_dereference(rr->rec);
 	if (rec && READ_ONCE(rr->recording))
 		rec_frames(rec, gfn, nr);
 	rcu_read_unlock();
-	local_irq_restore(flags);
 }
 
 /* A recording of the memslots of address space 0 as they are now. */
@@ -489,13 +492,13 @@ static int rr_read(struct kvm_prefetch_replay *rr,
 	rec = rcu_dereference_protected(rr->rec, lockdep_is_held(&rr->lock));
 	if (!rec)
 		return -ENOENT;
-	spin_lock_irq(&rec->lock);
+	spin_lock(&rec->lock);
 	hdr.nr_runs = rec->nr_runs;
 	hdr.nr_pages = rec->nr_pages;
 	hdr.flags = rec->truncated ? KVM_PREFETCH_ORDER_TRUNCATED : 0;
 	if (hdr.nr_runs)
 		last = rec->runs[hdr.nr_runs - 1];
-	spin_unlock_irq(&rec->lock);
+	spin_unlock(&rec->lock);
 	hdr.mem_pages = rec->mem_pages;
 
 	need = sizeof(hdr) + hdr.nr_runs * sizeof(u64);
@@ -524,14 +527,14 @@ static void rr_status(struct kvm_prefetch_replay *rr,
 	op->state = 0;
 	rec = rcu_dereference_protected(rr->rec, lockdep_is_held(&rr->lock));
 	if (rec) {
-		spin_lock_irq(&rec->lock);
+		spin_lock(&rec->lock);
 		op->rec_runs = rec->nr_runs;
 		op->rec_pages = rec->nr_pages;
 		op->rec_dropped = rec->dropped;
 		op->rec_max_runs = rec->max_runs;
 		if (rec->truncated)
 			op->state |= KVM_PREFETCH_STATE_TRUNCATED;
-		spin_unlock_irq(&rec->lock);
+		spin_unlock(&rec->lock);
 		if (READ_ONCE(rr->recording))
 			op->state |= KVM_PREFETCH_STATE_RECORDING;
 	}

@@ -21,7 +21,9 @@
  *	record-none	ours, none, while the VM records its first touches
  *	record-auto-8	(KVM_PREFETCH_RECORD_START before the pass; issue 50)
  *	replay-1	ours, replay, nr_pages 2048, with an order of every
- *	replay-64	page of the pass in runs of 1 or 64 pages
+ *			third page of the pass in runs of 1 page (the most
+ *			windows per page)
+ *	replay-64	the same, every page in runs of 64 pages
  *	cold-<cfg>	<cfg> (stock, none, auto-8, auto-512, adaptive) on cold
  *			memory: a fresh anonymous mapping the host has not
  *			populated, so that every guest fault also faults the
@@ -164,10 +166,15 @@ static void print_modules(void)
 	core_syms_printed = true;
 }
 
-/* Every page of the pass, in order, in runs of c->replay_run pages. */
+/*
+ * The pages of the pass, in order, in runs of c->replay_run pages: every
+ * page, or for runs of one page every third page (an order may hold at
+ * most about half as many runs as the VM has pages).
+ */
 static void load_order(struct kt_vm *vm, const struct cfg *c, uint64_t pages)
 {
-	uint64_t nr = pages / c->replay_run, i;
+	uint64_t step = c->replay_run == 1 ? 3 : c->replay_run, i;
+	uint64_t nr = pages / step;
 	struct kvm_prefetch_order *o = calloc(1, sizeof(*o) + nr * 8);
 	struct kvm_prefetch_order_op op = {
 		.op = KVM_PREFETCH_REPLAY_LOAD, .addr = (uintptr_t)o,
@@ -180,8 +187,7 @@ static void load_order(struct kt_vm *vm, const struct cfg *c, uint64_t pages)
 	o->nr_runs = nr;
 	o->nr_pages = nr * c->replay_run;
 	for (i = 0; i < nr; i++)
-		o->runs[i] = KVM_PREFETCH_RUN((DATA_GPA >> 12) +
-					      i * c->replay_run,
+		o->runs[i] = KVM_PREFETCH_RUN((DATA_GPA >> 12) + i * step,
 					      c->replay_run);
 	KT_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
 		  "%s: REPLAY_LOAD: %s", c->id, strerror(errno));

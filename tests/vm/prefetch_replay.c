@@ -11,7 +11,8 @@
  *     runs; a READ with too small a buffer gives -E2BIG and the size; a
  *     recording bounded to 8 runs keeps 8, flags itself truncated and
  *     counts the rest dropped; a memslot added after the start is not
- *     recorded (dropped); under auto (window 16) a prefetched page the
+ *     recorded (dropped); pages that fault again after a zap are not
+ *     recorded again; under auto (window 16) a prefetched page the
  *     guest used is recorded at STOP and an unused one is not.
  *  2. Replay: a new VM loads the order and runs the same touches with
  *     replay at a budget of 64 pages: the guest faults once per 64
@@ -377,6 +378,19 @@ static void record(const char *engine)
 		bad += !touch(vcpu, T[k]);
 	for (k = 0; k < 5; k++)
 		bad += !touch(vcpu, (GPA2 >> 12) + k);
+	/*
+	 * Pages recorded already fault again once their host pages go
+	 * (the MMU notifier zaps their SPTEs): not recorded again.
+	 */
+	for (k = 0; k < 16; k++) {
+		char *hva = kt_vm_gpa_to_hva(vm, FIRST[k] << 12);
+
+		KT_ASSERT(!madvise(hva, KT_PAGE_SIZE, MADV_DONTNEED),
+			  "DONTNEED");
+		*(uint32_t *)hva = (uint32_t)FIRST[k];
+	}
+	for (k = 0; k < 16; k++)
+		bad += !touch(vcpu, FIRST[k]);
 	KT_EXPECT(!bad, "%s: every touch read its own gfn", engine);
 	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_RECORD_STOP, &st), "STOP");
 	KT_EXPECT(st.state == 0 && st.rec_runs == NRUNS &&

@@ -427,7 +427,7 @@ static noinline void prefetch_open(struct kvm_vcpu *vcpu,
 		mapped = prefetch_range(vcpu, start, end,
 					ALIGN_DOWN(fault->gfn, step), step,
 					absent, &scanned, &done);
-	if (done)
+	if (done && w.more)
 		mapped += prefetch_next_windows(vcpu, &f, &w, w.nr_pages,
 						&scanned);
 	kvm_mmu_prefetch_window(vcpu, false);
