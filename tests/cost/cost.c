@@ -227,11 +227,12 @@ static void run(const struct cfg *c, uint64_t pages)
 		KT_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
 			  "%s: RECORD_START: %s", c->id, strerror(errno));
 	}
-	if (c->replay_run)
-		load_order(vm, c, pages);
 	vcpu = kt_vcpu_add(vm, 0);
 	/* An empty pass: the code page and the first entry, not measured. */
 	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_WRITE);
+	/* After it, whose fault would replay the order unmeasured. */
+	if (c->replay_run)
+		load_order(vm, c, pages);
 
 	have = !kt_vcpu_stat(vcpu, "prefetch_windows", &w0);
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");
