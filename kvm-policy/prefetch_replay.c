@@ -13,8 +13,10 @@
  * else, or past the bound, is counted dropped.  Memory: one bit per page
  * of those memslots (which frames are recorded) and at most
  * mem_pages / 2 - mem_pages / 64 runs of 8 bytes: 4 bytes per page at
- * most, 1 MiB per GiB, allocated at the start.  The fault path takes a
- * spinlock only for a frame whose bit is clear: a frame is recorded once.
+ * most, 1 MiB per GiB, allocated at the start.  A fault takes the
+ * recording's spinlock once, tests and sets its frame's bit and mostly
+ * extends the last run: a frame is recorded once.  The recording is
+ * freed after a grace period of kvm->srcu, which the fault path holds.
  *
  * An order (struct kvm_prefetch_order) is what a VMM reads out and saves
  * beside its snapshot, and hands to the replay policy of the VM that
@@ -50,6 +52,8 @@ struct rec_range {
  * struct kvm_prefetch_recording - one recording
  * @lock: protects what follows it, taken from the fault path
  * @nr_runs: runs in @runs; all but the last are final
+ * @next: the frame that would extend the last run, or U64_MAX (no run,
+ *	or the last one is full)
  * @nr_pages: the pages they span
  * @dropped: first touches not recorded: no range, or the bound reached
  * @truncated: the bound was reached
@@ -61,8 +65,9 @@ struct rec_range {
  * @runs: the order
  */
 struct kvm_prefetch_recording {
-	spinlock_t lock;	/* the fault path's, with interrupts off */
+	spinlock_t lock;	/* taken by the fault path, never in an IRQ */
 	u64 nr_runs;
+	u64 next;
 	u64 nr_pages;
 	u64 dropped;
 	bool truncated;
@@ -102,7 +107,7 @@ static void rec_free(struct kvm_prefetch_recording *rec)
 }
 
 /* The range holding @gfn, or NULL. */
-static struct rec_range *rec_range_of(struct kvm_prefetch_recording *rec,
+static __always_inline struct rec_range *rec_range_of(struct kvm_prefetch_recording *rec,
 				      u64 gfn)
 {
 	u32 i;
@@ -142,14 +147,21 @@ next:
 		rec->nr_pages += take;
 		gfn += take;
 		nr -= take;
+		pages = RUN_PAGES(rec->runs[rec->nr_runs - 1]);
+		rec->next = pages < KVM_PREFETCH_RUN_MAX_PAGES ? gfn : U64_MAX;
 	}
 }
 
-/* Record the frames of [@gfn, @gfn + @nr) not recorded yet, in order. */
-static void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
+/*
+ * Record the frames of [@gfn, @gfn + @nr) not recorded yet, in order.
+ * Out of line: the 4 KiB fault's path keeps to few registers.
+ */
+static noinline void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
 {
 	struct rec_range *r = rec_range_of(rec, gfn);
 	unsigned long first, end, bit, stop;
+
+	/* For a run of frames, or none; kvm_prefetch_record() has one frame. */
 
 	if (!r) {
 		spin_lock(&rec->lock);
@@ -160,10 +172,6 @@ static void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
 	nr = min(nr, r->base + r->npages - gfn);
 	first = r->bit + (gfn - r->base);
 	end = first + nr;
-	/* A racy look first: the frame of a fault is mostly recorded. */
-	if (nr == 1 && test_bit(first, rec->seen))
-		return;
-
 	spin_lock(&rec->lock);
 	for (bit = find_next_zero_bit(rec->seen, end, first); bit < end;
 	     bit = find_next_zero_bit(rec->seen, end, stop)) {
@@ -174,31 +182,64 @@ static void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
 	spin_unlock(&rec->lock);
 }
 
+/*
+ * Append one frame: the 4 KiB fault, the common case, which mostly
+ * extends the last run by one; rec->lock held.
+ */
+static __always_inline void rec_append_one(struct kvm_prefetch_recording *rec,
+					   u64 gfn)
+{
+	u64 *last;
+
+	if (gfn != rec->next) {
+		rec_append(rec, gfn, 1);
+		return;
+	}
+	/* One more page: the length field, in the top bits, + 1. */
+	last = &rec->runs[rec->nr_runs - 1];
+	WRITE_ONCE(*last, *last + BIT_ULL(KVM_PREFETCH_RUN_GFN_BITS));
+	rec->nr_pages++;
+	rec->next = RUN_PAGES(*last) < KVM_PREFETCH_RUN_MAX_PAGES ? gfn + 1 :
+								     U64_MAX;
+}
+
 /**
- * kvm_prefetch_record() - record first touches, if the VM records
- * @kvm: the VM, kvm_prefetch_recording()
+ * kvm_prefetch_record() - record first touches
+ * @kvm: the VM, kvm_prefetch_recording() true a moment ago
  * @gfn: the first guest frame the guest touched
  * @nr: the frames: what its fault mapped, or the used prefetched entry
+ *	(1 or more)
  *
- * Any context but NMI: the MMU's fault path, or the usage accounting
- * under mmu_lock.
+ * Context: kvm->srcu held (the recording is freed after a grace period of
+ * it), task context: the MMU's fault path, or the usage accounting.
+ * The recording's spinlock is never taken in an interrupt.
  */
 void kvm_prefetch_record(struct kvm *kvm, u64 gfn, u64 nr)
 {
-	struct kvm_prefetch_replay *rr = kvm->prefetch_replay;
 	struct kvm_prefetch_recording *rec;
-	unsigned long flags;
+	struct rec_range *r;
+	u64 bit;
 
-	if (!rr || !nr)
+	rec = srcu_dereference(kvm->prefetch_replay->rec, &kvm->srcu);
+	if (unlikely(!rec))
 		return;
-	/* The usage accounting may run with interrupts off. */
-	local_irq_save(flags);
-	rcu_read_lock();
-	rec = rcu_dereference(rr->rec);
-	if (rec && READ_ONCE(rr->recording))
+	r = rec_range_of(rec, gfn);
+	if (unlikely(!r || nr != 1)) {
 		rec_frames(rec, gfn, nr);
-	rcu_read_unlock();
-	local_irq_restore(flags);
+		return;
+	}
+	bit = r->bit + (gfn - r->base);
+	spin_lock(&rec->lock);
+	if (!__test_and_set_bit(bit, rec->seen))
+		rec_append_one(rec, gfn);
+	spin_unlock(&rec->lock);
+}
+
+static int rec_range_cmp(const void *a, const void *b)
+{
+	const struct rec_range *x = a, *y = b;
+
+	return x->npages < y->npages ? 1 : x->npages > y->npages ? -1 : 0;
 }
 
 /* A recording of the memslots of address space 0 as they are now. */
@@ -215,6 +256,7 @@ static struct kvm_prefetch_recording *rec_create(struct kvm *kvm,
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&rec->lock);
+	rec->next = U64_MAX;
 
 	mutex_lock(&kvm->slots_lock);
 	slots = __kvm_memslots(kvm, 0);
@@ -230,6 +272,9 @@ static struct kvm_prefetch_recording *rec_create(struct kvm *kvm,
 		pages += slot->npages;
 	}
 	mutex_unlock(&kvm->slots_lock);
+	/* The largest first: a fault mostly finds its range at once. */
+	sort(rec->ranges, rec->nr_ranges, sizeof(rec->ranges[0]),
+	     rec_range_cmp, NULL);
 
 	rec->mem_pages = pages;
 	rec->max_runs = rr_max_runs(pages);
@@ -450,7 +495,7 @@ static int rr_start(struct kvm *kvm, struct kvm_prefetch_replay *rr,
 	rr_set_recording(kvm, rr, false);
 	old = rcu_replace_pointer(rr->rec, rec, lockdep_is_held(&rr->lock));
 	/* No fault path is in the old one after this. */
-	synchronize_rcu();
+	synchronize_srcu(&kvm->srcu);
 	if (old)
 		rec_free(old);
 	rr_set_recording(kvm, rr, true);
@@ -465,7 +510,7 @@ static void rr_stop(struct kvm *kvm, struct kvm_prefetch_replay *rr)
 	kvm_prefetch_vm_stats_sync(kvm);
 	rr_set_recording(kvm, rr, false);
 	/* Nothing appends after this. */
-	synchronize_rcu();
+	synchronize_srcu(&kvm->srcu);
 }
 
 /*
@@ -489,13 +534,13 @@ static int rr_read(struct kvm_prefetch_replay *rr,
 	rec = rcu_dereference_protected(rr->rec, lockdep_is_held(&rr->lock));
 	if (!rec)
 		return -ENOENT;
-	spin_lock_irq(&rec->lock);
+	spin_lock(&rec->lock);
 	hdr.nr_runs = rec->nr_runs;
 	hdr.nr_pages = rec->nr_pages;
 	hdr.flags = rec->truncated ? KVM_PREFETCH_ORDER_TRUNCATED : 0;
 	if (hdr.nr_runs)
 		last = rec->runs[hdr.nr_runs - 1];
-	spin_unlock_irq(&rec->lock);
+	spin_unlock(&rec->lock);
 	hdr.mem_pages = rec->mem_pages;
 
 	need = sizeof(hdr) + hdr.nr_runs * sizeof(u64);
@@ -524,14 +569,14 @@ static void rr_status(struct kvm_prefetch_replay *rr,
 	op->state = 0;
 	rec = rcu_dereference_protected(rr->rec, lockdep_is_held(&rr->lock));
 	if (rec) {
-		spin_lock_irq(&rec->lock);
+		spin_lock(&rec->lock);
 		op->rec_runs = rec->nr_runs;
 		op->rec_pages = rec->nr_pages;
 		op->rec_dropped = rec->dropped;
 		op->rec_max_runs = rec->max_runs;
 		if (rec->truncated)
 			op->state |= KVM_PREFETCH_STATE_TRUNCATED;
-		spin_unlock_irq(&rec->lock);
+		spin_unlock(&rec->lock);
 		if (READ_ONCE(rr->recording))
 			op->state |= KVM_PREFETCH_STATE_RECORDING;
 	}

@@ -261,8 +261,12 @@ void kvm_prefetch_usage_account(struct kvm *kvm, u64 gfn, u64 nr, bool used)
 		atomic64_add(n, &u->used);
 		atomic64_inc(&u->avoided);
 		/* A first touch that took no fault of its own. */
-		if (kvm_prefetch_recording(kvm))
+		if (kvm_prefetch_recording(kvm)) {
+			int idx = srcu_read_lock(&kvm->srcu);
+
 			kvm_prefetch_record(kvm, gfn, nr);
+			srcu_read_unlock(&kvm->srcu, idx);
+		}
 	} else {
 		atomic64_add(n, &u->unused);
 	}

@@ -266,7 +266,8 @@ static void prefetch_eject(struct kvm *kvm, struct kvm_prefetch_state *st,
  * Context: the vCPU's fault path; takes and releases rcu_read_lock()
  * unless kvm_prefetch_may_open() is false.
  * Return: true if the policy wants the window @w mapped, or, with
- * @w->nr_pages 0, asks for none but has a next() hook.  @w->nr_pages is
+ * @w->nr_pages 0, asks for none but has a next() hook (@w->more: call
+ * kvm_prefetch_next() after @w).  @w->nr_pages is
  * at most the VM's nr_pages, and @w does not wrap.
  */
 bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
@@ -296,7 +297,8 @@ bool kvm_prefetch_decide(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 		goto out;
 	}
 	w->nr_pages = min(w->nr_pages, st->nr_pages);
-	ret = w->nr_pages > 0 || st->ops->next;
+	w->more = !!st->ops->next;
+	ret = w->nr_pages > 0 || w->more;
 out:
 	rcu_read_unlock();
 	return ret;

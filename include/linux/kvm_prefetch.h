@@ -64,12 +64,13 @@ struct kvm_prefetch_fault {
  * something waits for the vCPU (an interrupt to inject, a memslot
  * update); the guest's next fault in the rest asks the policy again.
  * @cursor is the policy's own: 0 when window() is called, and handed
- * back to next() as the policy left it.
+ * back to next() as the policy left it.  @more is the core's: set when
+ * the policy has a next() hook; a policy's write to it is ignored.
  */
 struct kvm_prefetch_window {
 	u64 start;
 	u32 nr_pages;
-	u32 pad;
+	u32 more;
 	u64 cursor;
 };
 

@@ -18,6 +18,12 @@
  *	adaptive-512	ours, the adaptive module, nr_pages 512
  *	bpf-adaptive-512 ours, bpf_adaptive (kvm-policy/bpf/adaptive.bpf.c:
  *			the module's logic as BPF; 6.12 base), nr_pages 512
+ *	record-none	ours, none, while the VM records its first touches
+ *	record-auto-8	(KVM_PREFETCH_RECORD_START before the pass; issue 50)
+ *	replay-1	ours, replay, nr_pages 2048, with an order of every
+ *			third page of the pass in runs of 1 page (the most
+ *			windows per page)
+ *	replay-64	the same, every page in runs of 64 pages
  *	cold-<cfg>	<cfg> (stock, none, auto-8, auto-512, adaptive) on cold
  *			memory: a fresh anonymous mapping the host has not
  *			populated, so that every guest fault also faults the
@@ -53,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "kvmtest.h"
@@ -68,6 +75,8 @@ struct cfg {
 	const char *policy;	/* NULL: stock modules */
 	uint32_t nr_pages;
 	bool cold;		/* the host has not populated the memory */
+	bool record;		/* the VM records its first touches */
+	uint32_t replay_run;	/* replay an order in runs of this many pages */
 };
 
 static const struct cfg all_cfgs[] = {
@@ -79,6 +88,10 @@ static const struct cfg all_cfgs[] = {
 	{ "bpf-auto-512", "bpf_auto", 512 },
 	{ "adaptive-512", "adaptive", 512 },
 	{ "bpf-adaptive-512", "bpf_adaptive", 512 },
+	{ "record-none", "none", 0, false, true },
+	{ "record-auto-8", "auto", 8, false, true },
+	{ "replay-1", "replay", 2048, false, false, 1 },
+	{ "replay-64", "replay", 2048, false, false, 64 },
 	{ "cold-stock", NULL, 0, true },
 	{ "cold-none", "none", 0, true },
 	{ "cold-auto-8", "auto", 8, true },
@@ -153,6 +166,34 @@ static void print_modules(void)
 	core_syms_printed = true;
 }
 
+/*
+ * The pages of the pass, in order, in runs of c->replay_run pages: every
+ * page, or for runs of one page every third page (an order may hold at
+ * most about half as many runs as the VM has pages).
+ */
+static void load_order(struct kt_vm *vm, const struct cfg *c, uint64_t pages)
+{
+	uint64_t step = c->replay_run == 1 ? 3 : c->replay_run, i;
+	uint64_t nr = pages / step;
+	struct kvm_prefetch_order *o = calloc(1, sizeof(*o) + nr * 8);
+	struct kvm_prefetch_order_op op = {
+		.op = KVM_PREFETCH_REPLAY_LOAD, .addr = (uintptr_t)o,
+		.size = sizeof(*o) + nr * 8,
+	};
+
+	KT_ASSERT(o, "calloc");
+	o->magic = KVM_PREFETCH_ORDER_MAGIC;
+	o->version = KVM_PREFETCH_ORDER_VERSION;
+	o->nr_runs = nr;
+	o->nr_pages = nr * c->replay_run;
+	for (i = 0; i < nr; i++)
+		o->runs[i] = KVM_PREFETCH_RUN((DATA_GPA >> 12) + i * step,
+					      c->replay_run);
+	KT_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+		  "%s: REPLAY_LOAD: %s", c->id, strerror(errno));
+	free(o);
+}
+
 static void run(const struct cfg *c, uint64_t pages)
 {
 	uint64_t size = pages * KT_PAGE_SIZE, pf0, pf1, i, bad = 0;
@@ -178,9 +219,20 @@ static void run(const struct cfg *c, uint64_t pages)
 		if (!strcmp(c->policy, "adaptive"))
 			print_modules();
 	}
+	if (c->record) {
+		struct kvm_prefetch_order_op op = {
+			.op = KVM_PREFETCH_RECORD_START,
+		};
+
+		KT_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+			  "%s: RECORD_START: %s", c->id, strerror(errno));
+	}
 	vcpu = kt_vcpu_add(vm, 0);
 	/* An empty pass: the code page and the first entry, not measured. */
 	kt_touch(vcpu, DATA_GPA, DATA_GPA, 0, KT_TOUCH_WRITE);
+	/* After it, whose fault would replay the order unmeasured. */
+	if (c->replay_run)
+		load_order(vm, c, pages);
 
 	have = !kt_vcpu_stat(vcpu, "prefetch_windows", &w0);
 	pf0 = kt_vcpu_stat_get(vcpu, "pf_taken");

@@ -11,14 +11,16 @@
  *     runs; a READ with too small a buffer gives -E2BIG and the size; a
  *     recording bounded to 8 runs keeps 8, flags itself truncated and
  *     counts the rest dropped; a memslot added after the start is not
- *     recorded (dropped); under auto (window 16) a prefetched page the
+ *     recorded (dropped); pages that fault again after a zap are not
+ *     recorded again; under auto (window 16) a prefetched page the
  *     guest used is recorded at STOP and an unused one is not.
  *  2. Replay: a new VM loads the order and runs the same touches with
  *     replay at a budget of 64 pages: the guest faults once per 64
  *     recorded pages, the replay maps the rest, replay_pos reaches the
  *     end, and every page reads its own gfn (no wrong mapping).  Pages
  *     the host does not have stop the replay where they start, until the
- *     guest faults them in.
+ *     guest faults them in.  Runs in other memslots than the fault's are
+ *     mapped in their own; a dirty-logged memslot's are stepped over.
  *  3. Bad input: malformed operations and orders get their errno; an
  *     order with runs outside any memslot, duplicates, unsorted runs, a
  *     run across the memslot's end and a run at the top of the gfn space
@@ -377,6 +379,19 @@ static void record(const char *engine)
 		bad += !touch(vcpu, T[k]);
 	for (k = 0; k < 5; k++)
 		bad += !touch(vcpu, (GPA2 >> 12) + k);
+	/*
+	 * Pages recorded already fault again once their host pages go
+	 * (the MMU notifier zaps their SPTEs): not recorded again.
+	 */
+	for (k = 0; k < 16; k++) {
+		char *hva = kt_vm_gpa_to_hva(vm, FIRST[k] << 12);
+
+		KT_ASSERT(!madvise(hva, KT_PAGE_SIZE, MADV_DONTNEED),
+			  "DONTNEED");
+		*(uint32_t *)hva = (uint32_t)FIRST[k];
+	}
+	for (k = 0; k < 16; k++)
+		bad += !touch(vcpu, FIRST[k]);
 	KT_EXPECT(!bad, "%s: every touch read its own gfn", engine);
 	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_RECORD_STOP, &st), "STOP");
 	KT_EXPECT(st.state == 0 && st.rec_runs == NRUNS &&
@@ -502,6 +517,59 @@ static void replay(const char *engine)
 	KT_EXPECT(st.replay_pos == 11,
 		  "%s: past it once the guest faulted it in (pos %llu)", engine,
 		  (unsigned long long)st.replay_pos);
+	kt_vcpu_free(vcpu);
+	kt_vm_free(vm);
+}
+
+/*
+ * Runs in other memslots than the fault's are mapped in their own; a
+ * dirty-logged memslot's are stepped over.
+ */
+static void replay_slots(const char *engine)
+{
+	const uint64_t g2 = GPA2 >> 12, g3 = (GPA2 + SIZE2) >> 12;
+	uint64_t runs[] = {
+		KVM_PREFETCH_RUN(g2 + 8, 4),		/* slot 2 */
+		KVM_PREFETCH_RUN(g3 + 8, 4),		/* slot 3, dirty-logged */
+		KVM_PREFETCH_RUN(GFN0 + 8, 4),		/* slot 1 */
+		KVM_PREFETCH_RUN(g2 + 64, 2),		/* slot 2 */
+	};
+	struct kvm_prefetch_order_op st;
+	struct kvm_prefetch_order *o;
+	struct counts c0, c1;
+	struct kt_vcpu *vcpu;
+	struct kt_vm *vm;
+	uint64_t size;
+	unsigned int k, bad = 0;
+
+	vm = vm_new(&vcpu, SIZE);
+	fill_gfns(kt_vm_add_slot(vm, SLOT2, GPA2, SIZE2, 0, NULL), GPA2, SIZE2);
+	fill_gfns(kt_vm_add_slot(vm, SLOT2 + 1, GPA2 + SIZE2, SIZE2,
+				 KVM_MEM_LOG_DIRTY_PAGES, NULL),
+		  GPA2 + SIZE2, SIZE2);
+	KT_ASSERT(!ktsys_set_policy(vm->fd, "replay", BUDGET,
+				    KVM_PREFETCH_GUP_NOFAULT), "SET replay");
+	o = order_new(runs, 4, &size);
+	KT_ASSERT(!order_load(vm, o, size), "LOAD");
+	free(o);
+	c0 = counts(vcpu);
+	bad += !touch(vcpu, GFN0 + 100);
+	c1 = counts(vcpu);
+	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st), "STATUS");
+	KT_EXPECT(c1.pf - c0.pf == 1 && c1.mapped - c0.mapped == 10 &&
+		  st.replay_pos == 4,
+		  "%s: runs mapped in their own memslots, none in a dirty-logged one: %llu mapped, pos %llu",
+		  engine, (unsigned long long)(c1.mapped - c0.mapped),
+		  (unsigned long long)st.replay_pos);
+	/* The runs of slots 1 and 2 take no fault; slot 3's do. */
+	for (k = 0; k < 4; k++) {
+		bad += !touch(vcpu, g2 + 8 + k);
+		bad += !touch(vcpu, GFN0 + 8 + k);
+	}
+	c0 = counts(vcpu);
+	KT_EXPECT(!bad && c0.pf == c1.pf,
+		  "%s: the guest reads them without a fault (%llu faults)",
+		  engine, (unsigned long long)(c0.pf - c1.pf));
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
 }
@@ -830,6 +898,7 @@ int main(void)
 		ktsys_set_engine(engines[e]);
 		record(engines[e]);
 		replay(engines[e]);
+		replay_slots(engines[e]);
 	}
 	bad_input();
 	fuzz(seed, cases);
