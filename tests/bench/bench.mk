@@ -253,8 +253,10 @@ REPLAY_PIN	?= 0
 # REPLAY_LOOP_CPU=1: the populate loop in a thread of its own on CPU 1
 # (default -1: the handler thread runs it between faults).
 REPLAY_LOOP_CPU	?= -1
+# REPLAY_NICE=-10: the handler thread's nice value (default 0).
+REPLAY_NICE	?= 0
 REPLAY_TIMEOUT	?= 1500
-REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN),loop_cpu=$(REPLAY_LOOP_CPU)
+REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN),loop_cpu=$(REPLAY_LOOP_CPU),handler_nice=$(REPLAY_NICE)
 REPLAY_OUT	= $(BENCH_OUT)/replay
 REPLAY_LOG	= $(VMDIR)/bench-replay.log
 

@@ -73,7 +73,8 @@
  *
  * Arguments (kp.replay=, comma separated; lists colon separated):
  *   mib=64 chunk=64 rounds=3 seed=1 frac=50 changed=10 maxrun=16 pin=0
- *   loop_cpu=-1 demo=0 (1: a short table at the end, for make demo)
+ *   loop_cpu=-1 handler_nice=0 (the handler thread's nice value)
+ *   demo=0 (1: a short table at the end, for make demo)
  *   modes=copy:zc arms=none:auto-C:prefault:replay:replay-changed:
  *   prefault-changed:floor:floor-mapped
  */
@@ -91,6 +92,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "kvmtest.h"
@@ -113,6 +115,7 @@ static unsigned int mib = 64, chunk_kib = 64, rounds = 3, seed = 1;
 static unsigned int frac = 50, changed_pct = 10, maxrun = 16;
 static int pin;		/* CPU 0; -1: not pinned */
 static int loop_cpu = -1;	/* -1: the handler runs the populate loop */
+static int handler_nice;	/* the handler thread's nice value */
 
 enum rmode { M_COPY, M_ZC, NR_RMODES };
 static const char *const rmode_names[] = { "copy", "zc" };
@@ -541,6 +544,11 @@ static void *h_thread(void *arg)
 {
 	struct handler *h = arg;
 	bool go = false, more = true;
+
+	if (handler_nice)
+		KT_ASSERT(!setpriority(PRIO_PROCESS, syscall(SYS_gettid),
+				       handler_nice), "setpriority %d: %s",
+			  handler_nice, strerror(errno));
 
 	for (;;) {
 		struct pollfd p[3] = {
@@ -1073,6 +1081,7 @@ static const struct {
 	{ "frac", .u = &frac }, { "changed", .u = &changed_pct },
 	{ "maxrun", .u = &maxrun }, { "pin", .i = &pin },
 	{ "demo", .u = &demo }, { "loop_cpu", .i = &loop_cpu },
+	{ "handler_nice", .i = &handler_nice },
 };
 
 static void parse_list(char *v, const char *const *names, unsigned int n,
