@@ -1246,9 +1246,9 @@ int main(int argc, char **argv)
 	src = ktb_src_alloc(size);
 	probe();
 	if (!demo)
-		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d loop_cpu=%d pages=%llu touched=%llu record=%d replay=%d\n",
+		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d loop_cpu=%d handler_nice=%d pages=%llu touched=%llu record=%d replay=%d\n",
 		       mib, chunk_kib, rounds, seed, frac, changed_pct, maxrun, pin,
-		       loop_cpu,
+		       loop_cpu, handler_nice,
 		       (unsigned long long)pages, (unsigned long long)wl.n,
 		       have_order_ioctl, have_replay);
 	fflush(stdout);

@@ -169,17 +169,20 @@ def main():
                'Command: `%s`.\n' % (
                    a.date or '?', ' at commit ' + a.commit if a.commit else '',
                    a.abi or '?', a.vm_seconds or '?', a.command or '?'))
+    nice = cfg.get('handler_nice')
+    if nice is None and 'handler_nice=' in (a.command or ''):
+        nice = a.command.split('handler_nice=')[1].split(',')[0].split()[0]
     if cfg:
         out.append('Workload: %s of the %s pages of %s MiB (seed %s, '
                    'runs of 1-%s pages), the changed workload %s%% of them '
                    'replaced; chunk %s KiB; %s rounds; vCPU and handler '
-                   'pinned to CPU %s (-1: not pinned); the populate loop %s; '
+                   'pinned to CPU %s (-1: not pinned), the handler at nice %s; the populate loop %s; '
                    'in-kernel irqchip guest. '
                    'KVM_PREFETCH_ORDER (recording): %s; replay policy: %s.\n' % (
                        cfg.get('touched'), cfg.get('pages'), cfg.get('mib'),
                        cfg.get('seed'), cfg.get('maxrun'),
                        cfg.get('changed'), cfg.get('chunk'),
-                       cfg.get('rounds'), cfg.get('pin'),
+                       cfg.get('rounds'), cfg.get('pin'), nice or '0',
                        'run by the handler thread between faults'
                        if cfg.get('loop_cpu', '-1') == '-1' else
                        'in a thread of its own on CPU ' + cfg.get('loop_cpu'),
