@@ -107,8 +107,8 @@ static void rec_free(struct kvm_prefetch_recording *rec)
 }
 
 /* The range holding @gfn, or NULL. */
-static __always_inline struct rec_range *rec_range_of(struct kvm_prefetch_recording *rec,
-				      u64 gfn)
+static __always_inline struct rec_range *
+rec_range_of(struct kvm_prefetch_recording *rec, u64 gfn)
 {
 	u32 i;
 
