@@ -107,8 +107,8 @@ static void rec_free(struct kvm_prefetch_recording *rec)
 }
 
 /* The range holding @gfn, or NULL. */
-static __always_inline struct rec_range *rec_range_of(struct kvm_prefetch_recording *rec,
-				      u64 gfn)
+static __always_inline struct rec_range *
+rec_range_of(struct kvm_prefetch_recording *rec, u64 gfn)
 {
 	u32 i;
 
@@ -153,15 +153,15 @@ next:
 }
 
 /*
- * Record the frames of [@gfn, @gfn + @nr) not recorded yet, in order.
- * Out of line: the 4 KiB fault's path keeps to few registers.
+ * Record the frames of [@gfn, @gfn + @nr) not recorded yet, in order: a
+ * huge page's, or frames outside every range (dropped).  Out of line, so
+ * that kvm_prefetch_record()'s path for one frame keeps to few registers.
  */
-static noinline void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn, u64 nr)
+static noinline void rec_frames(struct kvm_prefetch_recording *rec, u64 gfn,
+				u64 nr)
 {
 	struct rec_range *r = rec_range_of(rec, gfn);
 	unsigned long first, end, bit, stop;
-
-	/* For a run of frames, or none; kvm_prefetch_record() has one frame. */
 
 	if (!r) {
 		spin_lock(&rec->lock);
