@@ -20,8 +20,10 @@
  * run guests).  The vCPU thread and the handler thread are pinned to one
  * CPU (pin=0; -1: not pinned), as in bench.c.  The populate loop of the
  * prefault and replay arms runs in the handler thread, one piece after
- * each batch of faults (loop_cpu=-1), or in a thread of its own pinned to
- * loop_cpu=N, as a VMM's prefetch thread would.  The data memslot is
+ * each batch of faults and pieces while none is pending (loop_cpu=-1), or
+ * in a thread of its own pinned to loop_cpu=N, as a VMM's prefetch thread
+ * would; handler_nice=-10 keeps the vCPU it wakes from preempting the
+ * handler thread, which then gets ahead.  The data memslot is
  * restored through userfaultfd by this program's own handler thread:
  * copy mode (private anonymous memory, MISSING, UFFDIO_COPY from a
  * source buffer) and zero-copy (a shared memfd whose page cache holds the
@@ -65,8 +67,10 @@
  * stats over the pass), precision = used / (used + unused + untouched)
  * and coverage = avoided / (avoided + faults) in percent, events (uffd),
  * ahead (pages the populate loop brought in), ahead_runs (the runs of
- * the order it got through before the guest was done), replay_pos and replay_runs
- * (KVM_PREFETCH_ORDER_STATUS after the pass), ok.  Every run verifies
+ * the order it got through before the guest was done), replay_pos and
+ * replay_runs (KVM_PREFETCH_ORDER_STATUS after the pass), ok; the
+ * recording pass (arm=record, round 0) adds the order's runs and pages
+ * and its check against the workload.  Every run verifies
  * every touched page (its dword 0 and the rest of it against the source)
  * and every other page the handler populated; a wrong page is a FAIL
  * line and ok=0.  tests/bench/replay-report.py makes the table.
