@@ -243,7 +243,7 @@ endif
 .PHONY: bench-replay bench-replay-report bench-replay-publish
 REPLAY_MIB	?= 64
 REPLAY_CHUNK	?= 64
-REPLAY_ROUNDS	?= 3
+REPLAY_ROUNDS	?= 5
 REPLAY_SEED	?= 1
 REPLAY_FRAC	?= 50
 REPLAY_CHANGED	?= 10
@@ -253,10 +253,14 @@ REPLAY_PIN	?= 0
 # REPLAY_LOOP_CPU=1: the populate loop in a thread of its own on CPU 1
 # (default -1: the handler thread runs it between faults).
 REPLAY_LOOP_CPU	?= -1
-# REPLAY_NICE=-10: the handler thread's nice value (default 0).
-REPLAY_NICE	?= 0
+# REPLAY_NICE: the handler thread's nice value (default -10, as a VMM
+# gives its restore thread: the vCPU it wakes does not preempt it).
+REPLAY_NICE	?= -10
+# REPLAY_REST=1 (the default): after the order, the populate loop goes on
+# with the rest of memory, in address order (0: it stops).
+REPLAY_REST	?= 1
 REPLAY_TIMEOUT	?= 1500
-REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN),loop_cpu=$(REPLAY_LOOP_CPU),handler_nice=$(REPLAY_NICE)
+REPLAY_ARGS = mib=$(REPLAY_MIB),chunk=$(REPLAY_CHUNK),rounds=$(REPLAY_ROUNDS),seed=$(REPLAY_SEED),frac=$(REPLAY_FRAC),changed=$(REPLAY_CHANGED),modes=$(REPLAY_MODES),arms=$(REPLAY_ARMS),pin=$(REPLAY_PIN),loop_cpu=$(REPLAY_LOOP_CPU),handler_nice=$(REPLAY_NICE),rest=$(REPLAY_REST)
 REPLAY_OUT	= $(BENCH_OUT)/replay
 REPLAY_LOG	= $(VMDIR)/bench-replay.log
 

@@ -78,6 +78,9 @@
  * Arguments (kp.replay=, comma separated; lists colon separated):
  *   mib=64 chunk=64 rounds=3 seed=1 frac=50 changed=10 maxrun=16 pin=0
  *   loop_cpu=-1 handler_nice=0 (the handler thread's nice value)
+ *   rest=0 (1: the populate loop goes on, after the order, with the rest
+ *   of memory in address order, a chunk at a time: the pages a changed
+ *   workload touches outside the order then mostly find their host page)
  *   demo=0 (1: a short table at the end, for make demo)
  *   modes=copy:zc arms=none:auto-C:prefault:replay:replay-changed:
  *   prefault-changed:floor:floor-mapped
@@ -120,6 +123,7 @@ static unsigned int frac = 50, changed_pct = 10, maxrun = 16;
 static int pin;		/* CPU 0; -1: not pinned */
 static int loop_cpu = -1;	/* -1: the handler runs the populate loop */
 static int handler_nice;	/* the handler thread's nice value */
+static unsigned int rest;	/* 1: the populate loop goes on with the rest */
 
 enum rmode { M_COPY, M_ZC, NR_RMODES };
 static const char *const rmode_names[] = { "copy", "zc" };
@@ -331,6 +335,7 @@ struct handler {
 	const struct order *ahead;
 	struct kt_vcpu *spare;	/* prefault: KVM_PRE_FAULT_MEMORY here */
 	uint64_t run, off;	/* next: run @run, page @off of it */
+	uint64_t rest;		/* rest=1, after the order: next page */
 	pthread_t thread;
 	/* loop_cpu >= 0: the populate loop's own thread; @lock orders them. */
 	pthread_t loop_thread;
@@ -524,8 +529,26 @@ static bool h_ahead(struct handler *h)
 	const struct order *o = h->ahead;
 	uint64_t lo, hi, len;
 
-	if (!o || h->run >= o->nr_runs)
+	if (!o)
 		return false;
+	/*
+	 * rest=1: after the order, the rest of memory in address order, a
+	 * chunk at a time (no KVM_PRE_FAULT_MEMORY), so that the pages the
+	 * order does not have reach the guest without a round trip if the
+	 * loop got there first.
+	 */
+	if (h->run >= o->nr_runs) {
+		if (!rest || h->rest >= h->pages)
+			return false;
+		lo = h->rest;
+		hi = lo + h->chunk_pages < h->pages ? lo + h->chunk_pages :
+						      h->pages;
+		pthread_mutex_lock(&h->lock);
+		h->ahead_pages += h_fill(h, lo, hi, true);
+		pthread_mutex_unlock(&h->lock);
+		h->rest = hi;
+		return true;
+	}
 	len = o->len[h->run] - h->off;
 	if (len > h->chunk_pages)
 		len = h->chunk_pages;
@@ -1086,6 +1109,7 @@ static const struct {
 	{ "maxrun", .u = &maxrun }, { "pin", .i = &pin },
 	{ "demo", .u = &demo }, { "loop_cpu", .i = &loop_cpu },
 	{ "handler_nice", .i = &handler_nice },
+	{ "rest", .u = &rest },
 };
 
 static void parse_list(char *v, const char *const *names, unsigned int n,
@@ -1250,9 +1274,9 @@ int main(int argc, char **argv)
 	src = ktb_src_alloc(size);
 	probe();
 	if (!demo)
-		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d loop_cpu=%d handler_nice=%d pages=%llu touched=%llu record=%d replay=%d\n",
+		printf("@@REPLAYCFG mib=%u chunk=%u rounds=%u seed=%u frac=%u changed=%u maxrun=%u pin=%d loop_cpu=%d handler_nice=%d rest=%u pages=%llu touched=%llu record=%d replay=%d\n",
 		       mib, chunk_kib, rounds, seed, frac, changed_pct, maxrun, pin,
-		       loop_cpu, handler_nice,
+		       loop_cpu, handler_nice, rest,
 		       (unsigned long long)pages, (unsigned long long)wl.n,
 		       have_order_ioctl, have_replay);
 	fflush(stdout);

@@ -176,7 +176,7 @@ def main():
         out.append('Workload: %s of the %s pages of %s MiB (seed %s, '
                    'runs of 1-%s pages), the changed workload %s%% of them '
                    'replaced; chunk %s KiB; %s rounds; vCPU and handler '
-                   'pinned to CPU %s (-1: not pinned), the handler at nice %s; the populate loop %s; '
+                   'pinned to CPU %s (-1: not pinned), the handler at nice %s; the populate loop %s%s; '
                    'in-kernel irqchip guest. '
                    'KVM_PREFETCH_ORDER (recording): %s; replay policy: %s.\n' % (
                        cfg.get('touched'), cfg.get('pages'), cfg.get('mib'),
@@ -186,6 +186,8 @@ def main():
                        'run by the handler thread between faults'
                        if cfg.get('loop_cpu', '-1') == '-1' else
                        'in a thread of its own on CPU ' + cfg.get('loop_cpu'),
+                       ', then the rest of memory' if cfg.get('rest') == '1'
+                       else '',
                        'yes' if cfg.get('record') == '1' else 'no',
                        'yes' if cfg.get('replay') == '1' else 'no'))
     out.append('Times are the guest\'s pass (wall time of its one KVM_RUN '
