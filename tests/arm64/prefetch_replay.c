@@ -21,7 +21,9 @@
  *     fault maps every page of it that lies in a memslot, each window in
  *     its own memslot, and the guest then touches them all without a
  *     fault.
- *  4. Bad input: a bad magic, reserved bits, more runs than the bound
+ *  4. A page the host does not have ends the replay's exit and stays its
+ *     position, until the guest faults on it.
+ *  5. Bad input: a bad magic, reserved bits, more runs than the bound
  *     (-E2BIG), a size that does not match, non-zero flags, an unknown
  *     operation and a READ of no recording get their errno.
  *
@@ -35,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "a64.h"
 
@@ -128,11 +131,11 @@ static void fill_gfns(char *mem, uint64_t gpa, uint64_t size)
 }
 
 /*
- * The guest reads page @gfn; it must read its own gfn.  The sum register
- * (x4) is zeroed first: the KVM_RUN after the touch program's MMIO exit
- * steps the PC over the access, past the program's own "mov w4, #0".
+ * What the guest reads in page @gfn's first word.  The sum register (x4)
+ * is zeroed first: the KVM_RUN after the touch program's MMIO exit steps
+ * the PC over the access, past the program's own "mov w4, #0".
  */
-static bool touch(struct a64_vcpu *vcpu, uint64_t gfn)
+static uint32_t guest_read(struct a64_vcpu *vcpu, uint64_t gfn)
 {
 	uint64_t gpa = gfn * A64_PAGE, zero = 0;
 	struct kvm_one_reg reg = {
@@ -143,8 +146,13 @@ static bool touch(struct a64_vcpu *vcpu, uint64_t gfn)
 
 	A64_ASSERT(!ioctl(vcpu->fd, KVM_SET_ONE_REG, &reg),
 		   "KVM_SET_ONE_REG x4: %s", strerror(errno));
-	return a64_touch(vcpu, gpa, gpa + A64_PAGE, A64_PAGE,
-			 A64_TOUCH_READ) == (uint32_t)gfn;
+	return a64_touch(vcpu, gpa, gpa + A64_PAGE, A64_PAGE, A64_TOUCH_READ);
+}
+
+/* The guest reads page @gfn; it must read its own gfn. */
+static bool touch(struct a64_vcpu *vcpu, uint64_t gfn)
+{
+	return guest_read(vcpu, gfn) == (uint32_t)gfn;
 }
 
 /*
@@ -470,7 +478,69 @@ static void memslots(void)
 	a64_vm_free(vm);
 }
 
-/* ---- 4: bad input ----------------------------------------------------- */
+/* ---- 4: a page the host does not have --------------------------------- */
+
+/*
+ * An order of 10 single pages whose 6th the host has dropped
+ * (MADV_DONTNEED): the first fault maps the 4 after its own and stops
+ * at the 6th, which stays the position; the guest's fault there (a
+ * zero page from the host) lets the replay map the 4 after it.
+ */
+static void absent(void)
+{
+	uint64_t osize, i, g[10];
+	struct kvm_prefetch_order_op st;
+	struct kvm_prefetch_order *o;
+	struct a64_counts c0, c1, c2;
+	struct a64_vcpu *vcpu;
+	struct a64_vm *vm;
+	unsigned int bad = 0;
+	__u64 runs[10];
+	char *hole;
+	int r;
+
+	vm = vm_new("replay", BUDGET, false, &vcpu);
+	for (i = 0; i < 10; i++) {
+		g[i] = GFN0 + 1000 + 7 * i;
+		runs[i] = KVM_PREFETCH_RUN(g[i], 1);
+	}
+	hole = (char *)vm->slots[SLOT].hva + (g[5] - GFN0) * A64_PAGE;
+	A64_ASSERT(!madvise(hole, A64_PAGE, MADV_DONTNEED),
+		   "MADV_DONTNEED: %s", strerror(errno));
+	o = order_new(runs, 10, &osize);
+	r = order_load(vm, o, osize);
+	A64_ASSERT(!r, "absent: REPLAY_LOAD (%d)", r);
+	free(o);
+
+	c0 = a64_vcpu_counts(vcpu);
+	bad += !touch(vcpu, g[0]);
+	c1 = a64_vcpu_counts(vcpu);
+	r = simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st);
+	A64_EXPECT(!r && c1.pf - c0.pf == 1 && c1.mapped - c0.mapped == 4 &&
+		   st.replay_pos == 5,
+		   "absent: the replay stops at the page the host lacks (%" PRIu64 " faults, %" PRIu64 " pages, replay_pos %llu; want 1, 4, 5)",
+		   c1.pf - c0.pf, c1.mapped - c0.mapped,
+		   (unsigned long long)st.replay_pos);
+	/* The guest's fault there: the host's fresh page reads 0. */
+	bad += guest_read(vcpu, g[5]) != 0;
+	c2 = a64_vcpu_counts(vcpu);
+	r = simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st);
+	A64_EXPECT(!r && c2.pf - c1.pf == 1 && c2.mapped - c1.mapped == 4 &&
+		   st.replay_pos == 10,
+		   "absent: its fault lets the replay go on (%" PRIu64 " faults, %" PRIu64 " pages, replay_pos %llu; want 1, 4, 10)",
+		   c2.pf - c1.pf, c2.mapped - c1.mapped,
+		   (unsigned long long)st.replay_pos);
+	for (i = 0; i < 10; i++)
+		if (i != 5)
+			bad += !touch(vcpu, g[i]);
+	A64_EXPECT(a64_vcpu_counts(vcpu).pf == c2.pf && !bad,
+		   "absent: the other pages read their gfns without a fault (%u wrong)",
+		   bad);
+	a64_vcpu_free(vcpu);
+	a64_vm_free(vm);
+}
+
+/* ---- 5: bad input ----------------------------------------------------- */
 
 static void bad_order(struct a64_vm *vm, const char *what,
 		      const struct kvm_prefetch_order *o, uint64_t size,
@@ -575,6 +645,7 @@ int main(void)
 	a64_require_prefetch();
 	record_and_replay();
 	memslots();
+	absent();
 	bad_input();
 	return a64_exit();
 }
