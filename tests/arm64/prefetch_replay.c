@@ -23,7 +23,11 @@
  *     fault.
  *  4. A page the host does not have ends the replay's exit and stays its
  *     position, until the guest faults on it.
- *  5. Bad input: a bad magic, reserved bits, more runs than the bound
+ *  5. Races: a thread reads the recording over and over while the guest
+ *     records (each read a valid prefix of the final order); a thread
+ *     loads new orders over and over while the guest runs under replay
+ *     (every page still reads its own gfn, every load succeeds).
+ *  6. Bad input: a bad magic, reserved bits, more runs than the bound
  *     (-E2BIG), a size that does not match, non-zero flags, an unknown
  *     operation and a READ of no recording get their errno.
  *
@@ -31,6 +35,7 @@
  * guest runs: a guest read of a page proves the mapping it got.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -540,7 +545,157 @@ static void absent(void)
 	a64_vm_free(vm);
 }
 
-/* ---- 5: bad input ----------------------------------------------------- */
+/* ---- 5: races ---------------------------------------------------------- */
+
+#define RACE_PAGES	512
+#define MAX_SNAPS	64
+
+struct racer {
+	struct a64_vm *vm;
+	volatile int stop;
+	int reads, loads, errors;
+	/* The recording race's snapshots (malloc'ed orders). */
+	struct kvm_prefetch_order *snaps[MAX_SNAPS];
+	int nsnaps;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct racer *rc = arg;
+	uint64_t size = sizeof(struct kvm_prefetch_order) + RACE_PAGES * 8;
+
+	while (!rc->stop) {
+		struct kvm_prefetch_order_op op = {
+			.op = KVM_PREFETCH_RECORD_READ, .size = size,
+		};
+		struct kvm_prefetch_order *o = malloc(size);
+
+		if (!o)
+			break;
+		op.addr = (uintptr_t)o;
+		if (order_op(rc->vm, &op)) {
+			rc->errors++;
+			free(o);
+			continue;
+		}
+		rc->reads++;
+		if (rc->nsnaps < MAX_SNAPS && rc->reads % 256 == 1)
+			rc->snaps[rc->nsnaps++] = o;
+		else
+			free(o);
+	}
+	return NULL;
+}
+
+/* Is @o a prefix of @fin: every run but its last the same, that one grown? */
+static bool order_prefix(const struct kvm_prefetch_order *o,
+			 const struct kvm_prefetch_order *fin)
+{
+	uint64_t i, n = o->nr_runs, pages = 0;
+
+	if (o->magic != KVM_PREFETCH_ORDER_MAGIC || n > fin->nr_runs)
+		return false;
+	for (i = 0; i < n; i++) {
+		pages += KVM_PREFETCH_RUN_PAGES(o->runs[i]);
+		if (i + 1 < n ? o->runs[i] != fin->runs[i] :
+		    KVM_PREFETCH_RUN_GFN(o->runs[i]) !=
+		    KVM_PREFETCH_RUN_GFN(fin->runs[i]) ||
+		    KVM_PREFETCH_RUN_PAGES(o->runs[i]) >
+		    KVM_PREFETCH_RUN_PAGES(fin->runs[i]))
+			return false;
+	}
+	return pages == o->nr_pages;
+}
+
+static void *loader_fn(void *arg)
+{
+	struct racer *rc = arg;
+	__u64 runs[64];
+	uint64_t size, i, seed = 0x10adULL;
+
+	while (!rc->stop) {
+		struct kvm_prefetch_order *o;
+		uint64_t n = 1 + (seed >> 7) % 64;
+
+		for (i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* Mostly in slot 1, some past its end, some far out. */
+			runs[i] = KVM_PREFETCH_RUN(GFN0 + (seed >> 33) % (PAGES + 64) +
+						   (i % 16 == 15 ? (1ULL << 30) : 0),
+						   1 + (seed >> 20) % 8);
+		}
+		o = order_new(runs, n, &size);
+		if (order_load(rc->vm, o, size))
+			rc->errors++;
+		else
+			rc->loads++;
+		free(o);
+	}
+	return NULL;
+}
+
+static void races(void)
+{
+	static uint64_t t[RACE_PAGES];
+	struct kvm_prefetch_order *fin;
+	struct a64_vcpu *vcpu;
+	struct racer rc;
+	pthread_t th;
+	uint64_t size, i, j;
+	unsigned int bad = 0, nbad = 0;
+	int r;
+
+	/* A shuffle of the first RACE_PAGES pages of slot 1. */
+	rnd_state = 0xace5ULL;
+	for (i = 0; i < RACE_PAGES; i++)
+		t[i] = GFN0 + i;
+	for (i = RACE_PAGES - 1; i > 0; i--) {
+		uint64_t x;
+
+		j = rnd() % (i + 1);
+		x = t[i], t[i] = t[j], t[j] = x;
+	}
+
+	memset(&rc, 0, sizeof(rc));
+	rc.vm = vm_new("none", 0, false, &vcpu);
+	r = simple_op(rc.vm, KVM_PREFETCH_RECORD_START, NULL);
+	A64_ASSERT(!r, "races: RECORD_START (%d)", r);
+	A64_ASSERT(!pthread_create(&th, NULL, reader_fn, &rc), "pthread_create");
+	for (i = 0; i < RACE_PAGES; i++)
+		bad += !touch(vcpu, t[i]);
+	rc.stop = 1;
+	pthread_join(th, NULL);
+	r = simple_op(rc.vm, KVM_PREFETCH_RECORD_STOP, NULL);
+	fin = order_read(rc.vm, &size);
+	for (i = 0; i < (uint64_t)rc.nsnaps; i++) {
+		nbad += !order_prefix(rc.snaps[i], fin);
+		free(rc.snaps[i]);
+	}
+	A64_EXPECT(!r && !rc.errors && !nbad && !bad &&
+		   fin->nr_pages == RACE_PAGES,
+		   "races: %d READs while the guest recorded %u pages: %d failed, %u of %d kept not a prefix of the final order (%llu pages); %u pages read wrong",
+		   rc.reads, RACE_PAGES, rc.errors, nbad, rc.nsnaps,
+		   (unsigned long long)fin->nr_pages, bad);
+	free(fin);
+	a64_vcpu_free(vcpu);
+	a64_vm_free(rc.vm);
+
+	memset(&rc, 0, sizeof(rc));
+	bad = 0;
+	rc.vm = vm_new("replay", BUDGET, false, &vcpu);
+	A64_ASSERT(!pthread_create(&th, NULL, loader_fn, &rc), "pthread_create");
+	for (i = 0; i < RACE_PAGES; i++)
+		bad += !touch(vcpu, t[i]);
+	rc.stop = 1;
+	pthread_join(th, NULL);
+	A64_EXPECT(!rc.errors && rc.loads > 0 && !bad,
+		   "races: %d REPLAY_LOADs while the guest ran under replay: %d failed; %u pages read wrong",
+		   rc.loads, rc.errors, bad);
+	a64_vcpu_free(vcpu);
+	a64_vm_free(rc.vm);
+}
+
+/* ---- 6: bad input ----------------------------------------------------- */
 
 static void bad_order(struct a64_vm *vm, const char *what,
 		      const struct kvm_prefetch_order *o, uint64_t size,
@@ -646,6 +801,7 @@ int main(void)
 	record_and_replay();
 	memslots();
 	absent();
+	races();
 	bad_input();
 	return a64_exit();
 }
