@@ -27,7 +27,10 @@
  *     records (each read a valid prefix of the final order); a thread
  *     loads new orders over and over while the guest runs under replay
  *     (every page still reads its own gfn, every load succeeds).
- *  6. Bad input: a bad magic, reserved bits, more runs than the bound
+ *  6. Fuzz: random orders (long runs, runs across the slot's end, in
+ *     the hole, far out, duplicates), budgets and touches, each case
+ *     against the model.
+ *  7. Bad input: a bad magic, reserved bits, more runs than the bound
  *     (-E2BIG), a size that does not match, non-zero flags, an unknown
  *     operation and a READ of no recording get their errno.
  *
@@ -43,6 +46,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "a64.h"
 
@@ -249,6 +253,7 @@ static uint64_t to_runs(const uint64_t *first, unsigned int n, __u64 *runs)
 struct model {
 	uint8_t mapped[PAGES];
 	uint64_t pos, faults, prefetched;
+	uint32_t budget;
 };
 
 /*
@@ -264,7 +269,7 @@ static void model_touch(struct model *m, const __u64 *runs, uint64_t nr,
 		return;
 	m->mapped[gfn - GFN0] = 1;
 	m->faults++;
-	while (used < BUDGET) {
+	while (used < m->budget) {
 		if (cursor) {
 			idx = cursor;
 			if (m->pos < idx)
@@ -277,8 +282,8 @@ static void model_touch(struct model *m, const __u64 *runs, uint64_t nr,
 		g = KVM_PREFETCH_RUN_GFN(runs[idx]);
 		n = KVM_PREFETCH_RUN_PAGES(runs[idx]);
 		cursor = idx + 1;
-		if (n > BUDGET - used)
-			n = BUDGET - used;
+		if (n > m->budget - used)
+			n = m->budget - used;
 		used += n;
 		s = g > GFN0 ? g : GFN0;
 		e = g + n < GFN0 + PAGES ? g + n : GFN0 + PAGES;
@@ -295,8 +300,9 @@ static void model_touch(struct model *m, const __u64 *runs, uint64_t nr,
  * faults, pages mapped and replay_pos must be the model's, every touch
  * read its own gfn.  Return the model.
  */
-static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
-			 const uint64_t *t, unsigned int n, struct model *m)
+static void replay_check_budget(const char *what, const __u64 *runs,
+				uint64_t nr, const uint64_t *t, unsigned int n,
+				uint32_t budget, struct model *m, bool quiet)
 {
 	struct kvm_prefetch_order_op st;
 	struct kvm_prefetch_order *o;
@@ -307,13 +313,14 @@ static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
 	uint64_t osize;
 	int r;
 
-	vm = vm_new("replay", BUDGET, false, &vcpu);
+	vm = vm_new("replay", budget, false, &vcpu);
 	o = order_new(runs, nr, &osize);
 	r = order_load(vm, o, osize);
 	A64_ASSERT(!r, "%s: REPLAY_LOAD (%d)", what, r);
 	free(o);
 
 	memset(m, 0, sizeof(*m));
+	m->budget = budget;
 	c0 = a64_vcpu_counts(vcpu);
 	for (i = 0; i < n; i++) {
 		bad += !touch(vcpu, t[i]);
@@ -321,6 +328,21 @@ static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
 	}
 	c1 = a64_vcpu_counts(vcpu);
 	r = simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st);
+	if (quiet) {
+		/* The fuzz: one line per bad case, one PASS for all. */
+		if (r || c1.pf - c0.pf != m->faults ||
+		    c1.mapped - c0.mapped != m->prefetched ||
+		    st.replay_pos != m->pos || bad) {
+			a64_info("BAD %s: %" PRIu64 " faults, %" PRIu64 " pages, replay_pos %llu, %u wrong (model %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")",
+				 what, c1.pf - c0.pf, c1.mapped - c0.mapped,
+				 (unsigned long long)st.replay_pos, bad,
+				 m->faults, m->prefetched, m->pos);
+			m->faults = ~0ULL;	/* tells the caller */
+		}
+		a64_vcpu_free(vcpu);
+		a64_vm_free(vm);
+		return;
+	}
 	A64_EXPECT(!r && c1.pf - c0.pf == m->faults &&
 		   c1.mapped - c0.mapped == m->prefetched &&
 		   st.replay_runs == nr && st.replay_pos == m->pos &&
@@ -333,6 +355,12 @@ static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
 		   bad);
 	a64_vcpu_free(vcpu);
 	a64_vm_free(vm);
+}
+
+static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
+			 const uint64_t *t, unsigned int n, struct model *m)
+{
+	replay_check_budget(what, runs, nr, t, n, BUDGET, m, false);
 }
 
 /* ---- 1 and 2: record, then replay ------------------------------------- */
@@ -684,18 +712,88 @@ static void races(void)
 	bad = 0;
 	rc.vm = vm_new("replay", BUDGET, false, &vcpu);
 	A64_ASSERT(!pthread_create(&th, NULL, loader_fn, &rc), "pthread_create");
+	/* A load takes a grace period: let the first land before the pass. */
+	for (i = 0; i < 10000 && !rc.loads && !rc.errors; i++)
+		usleep(1000);
+	j = rc.loads;
 	for (i = 0; i < RACE_PAGES; i++)
 		bad += !touch(vcpu, t[i]);
 	rc.stop = 1;
 	pthread_join(th, NULL);
-	A64_EXPECT(!rc.errors && rc.loads > 0 && !bad,
-		   "races: %d REPLAY_LOADs while the guest ran under replay: %d failed; %u pages read wrong",
-		   rc.loads, rc.errors, bad);
+	A64_EXPECT(!rc.errors && j > 0 && !bad,
+		   "races: REPLAY_LOADs while the guest ran under replay: %llu before its pass, %d in all, %d failed; %u pages read wrong",
+		   (unsigned long long)j, rc.loads, rc.errors, bad);
 	a64_vcpu_free(vcpu);
 	a64_vm_free(rc.vm);
 }
 
-/* ---- 6: bad input ----------------------------------------------------- */
+/* ---- 6: fuzz against the model --------------------------------------- */
+
+#define FUZZ_CASES	40
+#define FUZZ_RUNS	96
+#define FUZZ_TOUCHES	48
+
+/*
+ * Random orders (runs in the slot of 1 to 4096 pages, across its end,
+ * in the hole after it, far out, duplicates of earlier runs), random
+ * budgets (1 to 512) and random guest touches: faults, pages mapped and
+ * replay_pos must be the model's in every case.
+ */
+static void fuzz(void)
+{
+	static __u64 runs[FUZZ_RUNS];
+	static uint64_t t[FUZZ_TOUCHES];
+	static struct model m;
+	unsigned int c, i, nbad = 0;
+	uint64_t faults = 0, pages = 0;
+	char what[64];
+
+	rnd_state = 0xf022ULL;
+	for (c = 0; c < FUZZ_CASES; c++) {
+		uint64_t nr = 1 + rnd() % FUZZ_RUNS;
+		uint32_t budget = 1 + rnd() % 512;
+
+		for (i = 0; i < nr; i++) {
+			uint64_t kind = rnd() % 16, g, n;
+
+			n = kind == 0 ? 1 + rnd() % 4096 : 1 + rnd() % 8;
+			if (kind == 1)		/* across the slot's end */
+				g = GFN0 + PAGES - 1 - rnd() % 4;
+			else if (kind == 2)	/* in the hole after it */
+				g = GFN0 + PAGES + rnd() % 64;
+			else if (kind == 3)	/* far out */
+				g = (1ULL << 40) + rnd() % 1000;
+			else if (kind == 4 && i)	/* a duplicate */
+				g = KVM_PREFETCH_RUN_GFN(runs[rnd() % i]);
+			else
+				g = GFN0 + rnd() % PAGES;
+			runs[i] = KVM_PREFETCH_RUN(g, n);
+		}
+		for (i = 0; i < FUZZ_TOUCHES; i++)
+			t[i] = i < 8 && rnd() % 2 ?
+			       KVM_PREFETCH_RUN_GFN(runs[rnd() % nr]) :
+			       GFN0 + rnd() % PAGES;
+		/* Touches only inside the slot. */
+		for (i = 0; i < FUZZ_TOUCHES; i++)
+			if (t[i] < GFN0 || t[i] >= GFN0 + PAGES)
+				t[i] = GFN0 + rnd() % PAGES;
+		snprintf(what, sizeof(what), "fuzz case %u (%llu runs, budget %u)",
+			 c, (unsigned long long)nr, budget);
+		replay_check_budget(what, runs, nr, t, FUZZ_TOUCHES, budget,
+				    &m, true);
+		if (m.faults == ~0ULL) {
+			nbad++;
+			continue;
+		}
+		faults += m.faults;
+		pages += m.prefetched;
+	}
+	A64_EXPECT(!nbad,
+		   "fuzz: %d cases of random orders, budgets and touches: faults, pages and replay_pos the model's (%u bad; %" PRIu64 " faults, %" PRIu64 " pages prefetched in the good ones)",
+		   FUZZ_CASES, nbad, faults, pages);
+}
+
+/* ---- 7: bad input ----------------------------------------------------- */
 
 static void bad_order(struct a64_vm *vm, const char *what,
 		      const struct kvm_prefetch_order *o, uint64_t size,
@@ -802,6 +900,7 @@ int main(void)
 	memslots();
 	absent();
 	races();
+	fuzz();
 	bad_input();
 	return a64_exit();
 }
