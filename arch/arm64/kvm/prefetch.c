@@ -428,12 +428,15 @@ static bool prefetch_try_block(struct prefetch_walk *w, gfn_t gfn,
 /*
  * Map what is missing of the window [start, end), and nothing outside
  * it, outward from the block [fault_start, fault_start + step) that the
- * fault installed: forward to @end, then backward to @start.
+ * fault installed: forward to @end, then backward to @start.  Return
+ * true if the forward scan went through to @end (every page of it is
+ * mapped now), false if it ended before.
  */
-static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
+static bool prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 			   gfn_t fault_start, u64 step)
 {
 	enum prefetch_end res = PREFETCH_GO;
+	bool done;
 	gfn_t gfn;
 	int nr;
 
@@ -441,7 +444,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		gfn_t next;
 
 		if (prefetch_exit_due(w->vcpu, w->scanned))
-			return;
+			return false;
 		next = prefetch_skip_mapped(w, gfn, end);
 		if (next != gfn) {
 			nr = next - gfn;
@@ -449,7 +452,7 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		}
 		if (prefetch_try_block(w, gfn, start, end, &res)) {
 			if (res != PREFETCH_GO)
-				return;
+				return false;
 			nr = PREFETCH_TABLE_PAGES;
 			continue;
 		}
@@ -462,16 +465,18 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 			break;
 	}
 	if (res == PREFETCH_STOP)
-		return;
+		return false;
+	/* The loop ended at @end, not at a page the host lacks. */
+	done = res == PREFETCH_GO;
 
 	for (gfn = min(fault_start, end); gfn > start; gfn -= nr) {
 		if (prefetch_exit_due(w->vcpu, w->scanned))
-			return;
+			return done;
 		if (gfn >= PREFETCH_TABLE_PAGES &&
 		    prefetch_try_block(w, gfn - PREFETCH_TABLE_PAGES, start, end,
 				       &res)) {
 			if (res != PREFETCH_GO)
-				return;
+				return done;
 			nr = PREFETCH_TABLE_PAGES;
 			continue;
 		}
@@ -480,6 +485,47 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
 		nr = min_t(u64, nr, PREFETCH_EXIT_MAX - w->scanned);
 		res = prefetch_batch(w, gfn - 1, -1, &nr);
 		if (res != PREFETCH_GO)
+			break;
+	}
+	return done;
+}
+
+/*
+ * May the engine map a window in @slot?  Not in a memslot the core
+ * refuses (dirty logging, KVM's own, being deleted or moved), nor in one
+ * of guest_memfd memory.
+ */
+static bool prefetch_slot_ok(struct kvm_memory_slot *slot)
+{
+	return kvm_prefetch_slot_allowed(slot) && !prefetch_s2_slot_gmem(slot);
+}
+
+/*
+ * The next windows of a policy with a next() hook (the replay policy), as
+ * long as the engine maps each through to its end and the exit's budget
+ * lasts: each clipped to the memslot that holds its start, which the walk
+ * then maps from.  One in no memslot, or in one prefetch may not map, is
+ * stepped over as if mapped.  @used: the pages the exit's windows spanned
+ * so far.
+ */
+static void prefetch_next_windows(struct prefetch_walk *walk,
+				  const struct kvm_prefetch_fault *f,
+				  struct kvm_prefetch_window *w, u32 used)
+{
+	struct kvm_vcpu *vcpu = walk->vcpu;
+	gfn_t max_gfn = (prefetch_s2_phys_size(vcpu->kvm) >> PAGE_SHIFT) - 1;
+	struct kvm_memory_slot *slot;
+	u64 start, end;
+
+	while (!prefetch_exit_due(vcpu, walk->scanned) &&
+	       kvm_prefetch_next(vcpu->kvm, f, w, &used)) {
+		slot = kvm_vcpu_gfn_to_memslot(vcpu, w->start);
+		if (!slot || !prefetch_slot_ok(slot) ||
+		    !kvm_prefetch_clip_window(w, slot->base_gfn, slot->npages,
+					      max_gfn, &start, &end))
+			continue;
+		walk->slot = slot;
+		if (!prefetch_range(walk, start, end, start, 0))
 			break;
 	}
 }
@@ -495,7 +541,15 @@ static void prefetch_range(struct prefetch_walk *w, gfn_t start, gfn_t end,
  *
  * Called by user_mem_abort() without mmu_lock, with kvm->srcu held, after
  * it mapped the faulting page (not for permission faults, device memory
- * or dirty-logged memslots) and only while kvm_prefetch_may_open().
+ * or dirty-logged memslots) and only while kvm_prefetch_may_open(): a VM
+ * whose policy never opens a window, and that does not record, does not
+ * get here.
+ *
+ * A VM that records (KVM_PREFETCH_RECORD_START) records the frames a
+ * guest fault mapped, first; KVM_PRE_FAULT_MEMORY's are not first
+ * touches.  Then the policy's window, and, for a policy with a next()
+ * hook (which may ask for no first window), its next windows as long as
+ * each is mapped through to its end.
  */
 void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 		      unsigned long mapped_size, unsigned long mmu_seq)
@@ -506,9 +560,16 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 	struct prefetch_walk walk;
 	struct kvm_prefetch_window w;
 	struct kvm_prefetch_fault f;
+	bool done = true;
 
-	if (!kvm_prefetch_slot_allowed(slot) || prefetch_s2_slot_gmem(slot) ||
-	    kvm_has_mte(kvm) || !prefetch_s2_mmu_canonical(vcpu))
+	if (unlikely(kvm_prefetch_recording(kvm))) {
+		if (!vcpu->arch.pre_fault)
+			kvm_prefetch_record(kvm, ALIGN_DOWN(gfn, step), step);
+		if (!kvm_prefetch_policy_may_open(kvm))
+			return;
+	}
+	if (!prefetch_slot_ok(slot) || kvm_has_mte(kvm) ||
+	    !prefetch_s2_mmu_canonical(vcpu))
 		return;
 
 	f = (struct kvm_prefetch_fault) {
@@ -522,10 +583,15 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 	};
 	if (!kvm_prefetch_decide(kvm, &f, &w))
 		return;
+	/* nr_pages 0: no window, but a policy with a next() hook. */
 	if (!kvm_prefetch_clip_window(&w, slot->base_gfn, slot->npages,
 				      (prefetch_s2_phys_size(kvm) >> PAGE_SHIFT) - 1,
-				      &start, &end))
-		return;
+				      &start, &end)) {
+		if (w.nr_pages)
+			return;
+		start = gfn;
+		end = start;
+	}
 
 	walk = (struct prefetch_walk) {
 		.vcpu		= vcpu,
@@ -534,7 +600,11 @@ void kvm_arm_prefetch(struct kvm_vcpu *vcpu, struct kvm_memory_slot *slot,
 		.gup		= kvm_prefetch_vm_gup(kvm),
 	};
 	vcpu->stat.prefetch_windows++;
-	prefetch_range(&walk, start, end, ALIGN_DOWN(gfn, step), step);
+	if (start < end)
+		done = prefetch_range(&walk, start, end, ALIGN_DOWN(gfn, step),
+				      step);
+	if (done)
+		prefetch_next_windows(&walk, &f, &w, w.nr_pages);
 	vcpu->stat.prefetch_mapped += walk.mapped;
 	vcpu->stat.generic.prefetch_scanned += walk.scanned;
 }

@@ -18,7 +18,19 @@
  *
  * Per chunk size (64 KiB, 512 KiB, 2 MiB) each round runs none and auto
  * with a window of one chunk (nofault) back to back, none first in odd
- * rounds, auto first in even ones.  Exact, asserted in every run: guest
+ * rounds, auto first in even ones, then replay: the guest's pass is
+ * recorded once (KVM_PREFETCH_ORDER, a VM with populated memory under
+ * none), and each replay run loads that order into the replay policy
+ * (nr_pages 16384: a run of the order spans up to 4096 pages, and the
+ * replay passes a run only when one exit maps it whole) while a second
+ * thread populates the memory chunk by chunk in the recorded order, as a
+ * VMM that restores ahead of the guest would; the handler still answers
+ * the guest's userfaultfd events.  A fourth run, none with the same
+ * populator, is the baseline replay is held to: it restores ahead of the
+ * guest as well, and only replay lets KVM map what is there.  Their
+ * counts depend on that race:
+ * asserted are no fill error, at most one event per chunk and every page
+ * right.  Exact, asserted in every run: guest
  * faults (pf_taken) one per page under none and one per chunk under
  * auto, prefetch_mapped, one userfaultfd event per chunk, no handler
  * error, and every page holds the snapshot's word and the guest's.
@@ -51,6 +63,11 @@
 #define MAX_ROUNDS	15
 
 enum mode { COPY, ZC, NR_MODES };
+enum policy { NONE, AUTO, REPLAY, AHEAD, NR_POLICIES };
+/* AHEAD: none with replay's populator, the baseline replay is held to. */
+static const char *const policy_name[] = { "none", "auto", "replay", "none" };
+static const char *const config_name[] = { "none", "auto", "replay",
+					   "none+populator" };
 static const char *const mode_name[] = { "copy (UFFDIO_COPY)",
 					 "zero-copy (UFFDIO_CONTINUE)" };
 static const uint64_t chunks[] = { 64 << 10, 512 << 10, 2 << 20 };
@@ -60,21 +77,117 @@ struct result {
 	uint64_t ns[MAX_ROUNDS], fill_ns[MAX_ROUNDS];
 	uint64_t pf, mapped;
 	int events, runs, exact, verified;
+	uint64_t ahead;		/* replay: the populator's fills, last run */
 };
 
-static struct result results[NR_MODES][NR_CHUNKS][2];
+static struct result results[NR_MODES][NR_CHUNKS][NR_POLICIES];
 static char *snap;	/* the snapshot (copy mode's source) */
+/* The guest's pass as recorded (KVM_PREFETCH_RECORD_READ), for replay. */
+static struct kvm_prefetch_order *order;
+static uint64_t order_size;
 
-static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
+/* Record the guest's pass once, in a VM whose memory is all there. */
+static void record_order(void)
+{
+	struct kvm_prefetch_order_op op = { .op = KVM_PREFETCH_RECORD_START };
+	struct a64_vcpu *vcpu;
+	struct a64_vm *vm;
+	int r;
+
+	vm = a64_vm_with_policy("none", 0, KVM_PREFETCH_GUP_NOFAULT);
+	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, MEM_SIZE, 0, NULL, false);
+	vcpu = a64_vcpu_ready(vm, DATA_GPA);
+	A64_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+		   "RECORD_START: %s", strerror(errno));
+	a64_touch(vcpu, DATA_GPA, DATA_GPA + MEM_SIZE, 0, A64_TOUCH_WRITE);
+	op = (struct kvm_prefetch_order_op){ .op = KVM_PREFETCH_RECORD_STOP };
+	A64_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+		   "RECORD_STOP: %s", strerror(errno));
+	op = (struct kvm_prefetch_order_op){ .op = KVM_PREFETCH_RECORD_READ };
+	r = ioctl(vm->fd, KVM_PREFETCH_ORDER, &op) ? -errno : 0;
+	A64_ASSERT(r == -E2BIG, "RECORD_READ for the size: %d", r);
+	order_size = op.size;
+	order = malloc(order_size);
+	A64_ASSERT(order, "malloc");
+	op.addr = (uintptr_t)order;
+	A64_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+		   "RECORD_READ: %s", strerror(errno));
+	A64_EXPECT(order->nr_pages == NR_PAGES && !order->flags,
+		   "the recorded order: %llu runs, %llu pages (want %llu), flags %#x",
+		   (unsigned long long)order->nr_runs,
+		   (unsigned long long)order->nr_pages,
+		   (unsigned long long)NR_PAGES, order->flags);
+	a64_vcpu_free(vcpu);
+	a64_vm_free(vm);
+}
+
+/*
+ * The populator of a replay run: fill the chunks of the recorded order's
+ * runs in order (UFFDIO_COPY or _CONTINUE, as the handler), skipping what
+ * the handler filled already (EEXIST).
+ */
+struct populator {
+	struct a64_uffd *h;
+	uint64_t fills, errors;
+	pthread_t thread;
+};
+
+static void *populator_fn(void *arg)
+{
+	struct populator *p = arg;
+	struct a64_uffd *h = p->h;
+	uint64_t i, off, end, last = ~0ULL;
+	int r;
+
+	for (i = 0; i < order->nr_runs; i++) {
+		uint64_t gfn = KVM_PREFETCH_RUN_GFN(order->runs[i]);
+
+		off = gfn * A64_PAGE - DATA_GPA;
+		end = off + KVM_PREFETCH_RUN_PAGES(order->runs[i]) * A64_PAGE;
+		if (gfn * A64_PAGE < DATA_GPA || end > MEM_SIZE)
+			continue;
+		for (off &= ~(h->chunk - 1); off < end; off += h->chunk) {
+			if (off == last)
+				continue;
+			last = off;
+			if (h->minor) {
+				struct uffdio_continue c = {
+					.range = { .start = (uintptr_t)h->base + off,
+						   .len = h->chunk },
+				};
+
+				r = ioctl(h->uffd, UFFDIO_CONTINUE, &c);
+			} else {
+				struct uffdio_copy c = {
+					.dst = (uintptr_t)h->base + off,
+					.src = (uintptr_t)h->snap + off,
+					.len = h->chunk,
+				};
+
+				r = ioctl(h->uffd, UFFDIO_COPY, &c);
+			}
+			if (!r)
+				p->fills++;
+			else if (errno != EEXIST)
+				p->errors++;
+		}
+	}
+	return NULL;
+}
+
+static void run(enum mode mode, unsigned int ci, enum policy pol, int round)
 {
 	uint64_t chunk = chunks[ci], nr_chunks = MEM_SIZE / chunk;
+	bool prefetch = pol == AUTO;
 	uint64_t want_pf = prefetch ? nr_chunks : NR_PAGES;
 	uint64_t want_mapped = prefetch ? NR_PAGES - nr_chunks : 0;
-	struct result *res = &results[mode][ci][prefetch];
+	struct result *res = &results[mode][ci][pol];
 	uint64_t pf0, m0, pf1, m1, t0, t1, i, bad = 0;
+	struct populator pop = { 0 };
 	struct a64_vcpu *vcpu;
 	struct a64_uffd h;
 	struct a64_vm *vm;
+	bool exact;
 	char *view;
 	int fd = -1;
 
@@ -107,15 +220,32 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 	}
 	a64_uffd_start(&h, MEM_SIZE);
 
-	vm = a64_vm_with_policy(prefetch ? "auto" : "none", chunk / A64_PAGE,
+	vm = a64_vm_with_policy(policy_name[pol],
+				pol == REPLAY ? NR_PAGES : chunk / A64_PAGE,
 				KVM_PREFETCH_GUP_NOFAULT);
 	a64_vm_add_slot(vm, DATA_SLOT, DATA_GPA, MEM_SIZE, 0, h.base, false);
 	vcpu = a64_vcpu_ready(vm, DATA_GPA);
+	if (pol == REPLAY) {
+		struct kvm_prefetch_order_op op = {
+			.op = KVM_PREFETCH_REPLAY_LOAD,
+			.addr = (uintptr_t)order, .size = order_size,
+		};
+
+		A64_ASSERT(!ioctl(vm->fd, KVM_PREFETCH_ORDER, &op),
+			   "REPLAY_LOAD: %s", strerror(errno));
+	}
 	pf0 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	m0 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 	t0 = a64_now_ns();
+	if (pol == REPLAY || pol == AHEAD) {
+		pop.h = &h;
+		A64_ASSERT(!pthread_create(&pop.thread, NULL, populator_fn,
+					   &pop), "pthread_create");
+	}
 	a64_touch(vcpu, DATA_GPA, DATA_GPA + MEM_SIZE, 0, A64_TOUCH_WRITE);
 	t1 = a64_now_ns();
+	if (pol == REPLAY || pol == AHEAD)
+		pthread_join(pop.thread, NULL);
 	pf1 = a64_vcpu_stat_get(vcpu, "pf_taken");
 	m1 = a64_vcpu_stat_get(vcpu, "prefetch_mapped");
 
@@ -133,16 +263,26 @@ static void run(enum mode mode, unsigned int ci, bool prefetch, int round)
 	res->pf = pf1 - pf0;
 	res->mapped = m1 - m0;
 	res->events = h.events;
+	res->ahead = pop.fills;
 	res->runs++;
-	res->exact += res->pf == want_pf && res->mapped == want_mapped &&
-		      h.events == (int)nr_chunks && !h.errors;
+	if (pol == REPLAY || pol == AHEAD)
+		/*
+		 * A race with the populator: no exact counts.  pf_taken
+		 * counts aborts, also those retried (more than the pages
+		 * they map): only the pages mapped are bounded.
+		 */
+		exact = res->mapped <= NR_PAGES &&
+			h.events <= (int)nr_chunks && !h.errors && !pop.errors;
+	else
+		exact = res->pf == want_pf && res->mapped == want_mapped &&
+			h.events == (int)nr_chunks && !h.errors;
+	res->exact += exact;
 	res->verified += !bad;
-	if (res->pf != want_pf || res->mapped != want_mapped ||
-	    h.events != (int)nr_chunks || h.errors || bad)
+	if (!exact || bad)
 		a64_info("round %d, %s, %llu KiB, %s: pf_taken %llu, prefetch_mapped %llu, %d events, %d errors, %llu pages wrong (want %llu, %llu, %llu, 0, 0)",
 			 round, mode_name[mode],
 			 (unsigned long long)(chunk >> 10),
-			 prefetch ? "auto" : "none",
+			 config_name[pol],
 			 (unsigned long long)res->pf,
 			 (unsigned long long)res->mapped, h.events, h.errors,
 			 (unsigned long long)bad,
@@ -220,6 +360,7 @@ int main(void)
 		memcpy(snap + i * A64_PAGE + SNAP_OFF, &v, 4);
 	}
 
+	record_order();
 	t0 = a64_now_ns();
 	for (round = 0; round < rounds; round++)
 		for (m = 0; m < NR_MODES; m++)
@@ -227,8 +368,10 @@ int main(void)
 				/* none first in odd rounds (1, 3, ...). */
 				bool first = !(round & 1);
 
-				run(m, ci, first, round);
-				run(m, ci, !first, round);
+				run(m, ci, first ? AUTO : NONE, round);
+				run(m, ci, first ? NONE : AUTO, round);
+				run(m, ci, REPLAY, round);
+				run(m, ci, AHEAD, round);
 			}
 	a64_info("bench_restore: %d rounds, M = %llu MiB, %.1f s", rounds,
 		 (unsigned long long)(MEM_SIZE >> 20),
@@ -236,7 +379,7 @@ int main(void)
 
 	for (m = 0; m < NR_MODES; m++)
 		for (ci = 0; ci < NR_CHUNKS; ci++)
-			for (p = 0; p < 2; p++) {
+			for (p = 0; p < NR_POLICIES; p++) {
 				struct result *r = &results[m][ci][p];
 				uint64_t nr_chunks = MEM_SIZE / chunks[ci];
 
@@ -245,8 +388,9 @@ int main(void)
 					   "%s, %llu KiB chunks, %s-%llu: %d of %d runs exact (%.2f guest faults per chunk, %llu prefetched, %d events in the last), %d verified",
 					   mode_name[m],
 					   (unsigned long long)(chunks[ci] >> 10),
-					   p ? "auto" : "none",
-					   (unsigned long long)(chunks[ci] / A64_PAGE),
+					   config_name[p],
+					   (unsigned long long)(p == REPLAY ? NR_PAGES :
+								chunks[ci] / A64_PAGE),
 					   r->exact, rounds,
 					   (double)r->pf / nr_chunks,
 					   (unsigned long long)r->mapped,
@@ -284,6 +428,32 @@ int main(void)
 				 (double)n->pf / nr_chunks,
 				 (double)a->pf / nr_chunks, a->events,
 				 (unsigned long long)a->mapped);
+		}
+	a64_info("| restore | C | replay ms (median, min-max) | none+populator ms | replay vs none+populator | replay vs none | replay vs auto | guest faults replay / none+populator (last run) | UFFD events replay / none+populator | prefetched | populator fills |");
+	a64_info("|---|---|---|---|---|---|---|---|---|---|---|");
+	for (m = 0; m < NR_MODES; m++)
+		for (ci = 0; ci < NR_CHUNKS; ci++) {
+			struct result *n = &results[m][ci][NONE];
+			struct result *a = &results[m][ci][AUTO];
+			struct result *r = &results[m][ci][REPLAY];
+			struct result *b = &results[m][ci][AHEAD];
+			double nm, am, rm, rl, rh, bm, bl, bh, x, y;
+
+			stats(n->ns, rounds, &nm, &x, &y);
+			stats(a->ns, rounds, &am, &x, &y);
+			stats(r->ns, rounds, &rm, &rl, &rh);
+			stats(b->ns, rounds, &bm, &bl, &bh);
+			a64_info("| %s | %llu KiB | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %+.1f%% | %+.1f%% | %+.1f%% | %llu / %llu | %d / %d | %llu | %llu |",
+				 mode_name[m],
+				 (unsigned long long)(chunks[ci] >> 10),
+				 rm, rl, rh, bm, bl, bh,
+				 100.0 * (rm - bm) / bm,
+				 100.0 * (rm - nm) / nm,
+				 100.0 * (rm - am) / am,
+				 (unsigned long long)r->pf,
+				 (unsigned long long)b->pf, r->events,
+				 b->events, (unsigned long long)r->mapped,
+				 (unsigned long long)r->ahead);
 		}
 	return a64_exit();
 }
