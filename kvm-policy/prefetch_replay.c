@@ -26,7 +26,9 @@
  * its end (the host has every page of it) and the exit's budget (the
  * VM's nr_pages) lasts.  The first run the engine could not map whole
  * ends the exit and stays the position, which a VMM reads
- * (KVM_PREFETCH_ORDER_STATUS: replay_pos) to populate ahead of it.
+ * (KVM_PREFETCH_ORDER_STATUS: replay_pos) to populate ahead of it; a run
+ * the budget cuts short is gone on with, where the cut was, by the next
+ * exit (the position counts pages within a run).
  * Runs are input: one in no memslot, or in one prefetch may not map, is
  * stepped over; a duplicate finds its pages mapped; the order need not be
  * sorted.  A new order replaces the old one under RCU, at any time.
@@ -79,9 +81,18 @@ struct kvm_prefetch_recording {
 	u64 *runs;
 };
 
+/*
+ * The replay's position: run << POS_RUN_SHIFT | page of that run, so that
+ * a run longer than an exit's budget is gone through over several exits.
+ */
+#define POS_RUN_SHIFT	12	/* KVM_PREFETCH_RUN_MAX_PAGES is 1 << 12 */
+#define POS_RUN(pos)	((pos) >> POS_RUN_SHIFT)
+#define POS_PAGE(pos)	((pos) & (BIT_ULL(POS_RUN_SHIFT) - 1))
+
 /**
  * struct kvm_prefetch_replay_order - an order handed to the replay policy
- * @pos: the runs the replay went past: those before it were mapped whole
+ * @pos: how far the replay went, a position (POS_RUN(), POS_PAGE()):
+ *	what lies before it was mapped through
  * @nr_runs: runs in @runs
  * @runs: the order
  */
@@ -301,18 +312,21 @@ static bool replay_window(const struct kvm_prefetch_state *st,
 	return false;
 }
 
-/* The replay went past run @idx - 1: it was mapped whole. */
-static void replay_advance(struct kvm_prefetch_replay_order *o, u64 idx)
+/* The replay went through to @pos: move the VM's position there. */
+static void replay_advance(struct kvm_prefetch_replay_order *o, u64 pos)
 {
 	s64 old = atomic64_read(&o->pos);
 
-	while (old < (s64)idx && !atomic64_try_cmpxchg(&o->pos, &old, idx))
+	while (old < (s64)pos && !atomic64_try_cmpxchg(&o->pos, &old, pos))
 		;
 }
 
 /*
- * The next run of the order: from the VM's position at the first call of
- * an exit, else the one after the last (@w->cursor is its index + 1).
+ * The rest of the order from the VM's position at the first call of an
+ * exit, one run (or what is left of it) per window; after a window mapped
+ * through, what follows it (@w->cursor is the window's position + 1, and
+ * @w->nr_pages what the core left of it).  A window the budget cut short
+ * moves the position to where the cut was: the next exit goes on there.
  */
 static bool replay_next(const struct kvm_prefetch_state *st,
 			const struct kvm_prefetch_fault *f,
@@ -320,23 +334,34 @@ static bool replay_next(const struct kvm_prefetch_state *st,
 {
 	struct kvm_prefetch_replay *rr = st->kvm->prefetch_replay;
 	struct kvm_prefetch_replay_order *o;
-	u64 idx, run;
+	u64 pos, idx, page, run;
 
 	o = rr ? rcu_dereference(rr->order) : NULL;
 	if (!o)
 		return false;
 	if (w->cursor) {
-		idx = w->cursor;
-		replay_advance(o, idx);
+		idx = POS_RUN(w->cursor - 1);
+		page = POS_PAGE(w->cursor - 1) + w->nr_pages;
+		/* A new order may have come since: check against it. */
+		if (idx < o->nr_runs && page >= RUN_PAGES(o->runs[idx])) {
+			idx++;
+			page = 0;
+		}
+		pos = idx << POS_RUN_SHIFT | page;
+		replay_advance(o, pos);
 	} else {
-		idx = atomic64_read(&o->pos);
+		pos = atomic64_read(&o->pos);
 	}
+	idx = POS_RUN(pos);
+	page = POS_PAGE(pos);
 	if (idx >= o->nr_runs)
 		return false;
 	run = o->runs[idx];
-	w->start = RUN_GFN(run);
-	w->nr_pages = RUN_PAGES(run);
-	w->cursor = idx + 1;
+	if (page >= RUN_PAGES(run))
+		return false;
+	w->start = RUN_GFN(run) + page;
+	w->nr_pages = RUN_PAGES(run) - page;
+	w->cursor = pos + 1;
 	return true;
 }
 
@@ -584,7 +609,8 @@ static void rr_status(struct kvm_prefetch_replay *rr,
 	if (o) {
 		op->state |= KVM_PREFETCH_STATE_LOADED;
 		op->replay_runs = o->nr_runs;
-		op->replay_pos = min_t(u64, atomic64_read(&o->pos), o->nr_runs);
+		op->replay_pos = min_t(u64, POS_RUN(atomic64_read(&o->pos)),
+				       o->nr_runs);
 	}
 }
 

@@ -313,8 +313,11 @@ out:
  * @used: the pages the exit's windows spanned so far; the next window's
  *	are added
  *
- * For a policy with a next() hook, after kvm_prefetch_decide().  The
- * contract is window()'s: a window that wraps ejects the policy.
+ * For a policy with a next() hook, after kvm_prefetch_decide(), and after
+ * each window the engine mapped through, also the last one of the exit:
+ * the policy is asked even when the budget is spent (so that it may move
+ * past that window), and its answer is then dropped.  The contract is
+ * window()'s: a window that wraps ejects the policy.
  *
  * Context: as kvm_prefetch_decide().
  * Return: true if the policy wants @w mapped: @w->nr_pages is then 1 to
@@ -330,9 +333,14 @@ bool kvm_prefetch_next(struct kvm *kvm, const struct kvm_prefetch_fault *f,
 	st = rcu_dereference(kvm->prefetch);
 	/* The policy may have changed since the exit's first window. */
 	if (!st || !st->ops->next || !prefetch_state_may_open(st) ||
-	    READ_ONCE(st->ejected) || *used >= st->nr_pages)
+	    READ_ONCE(st->ejected))
 		goto out;
-	if (!st->ops->next(st, f, w) || !w->nr_pages)
+	/*
+	 * Asked also when the budget is spent, so that the policy learns
+	 * that its last window was mapped through; the answer is dropped.
+	 */
+	if (!st->ops->next(st, f, w) || !w->nr_pages ||
+	    *used >= st->nr_pages)
 		goto out;
 	if (prefetch_window_broken(w)) {
 		prefetch_eject(kvm, st, f, w);

@@ -110,10 +110,12 @@ struct kvm_prefetch_state {
  * @next: (optional) one more window in the same exit.  Called after
  *	window() (whether or not it asked for a window) and after each
  *	window next() returned, as long as the engine mapped the last
- *	window through to its end and the exit's budget lasts: @w holds the
- *	last window (nr_pages 0 after window() asked for none), @w->cursor
- *	as the policy left it.  Fill in @w and return true for the next
- *	window, false to end the exit.  Unlike window()'s, these windows
+ *	window through to its end: @w holds the last window, as far as the
+ *	engine mapped it (nr_pages 0 after window() asked for none),
+ *	@w->cursor as the policy left it.  Fill in @w and return true for
+ *	the next window, false to end the exit.  Also called when the
+ *	exit's budget is spent, so that the policy learns its last window
+ *	was mapped through; that answer is dropped.  Unlike window()'s, these windows
  *	lie in whichever memslot holds their start: the engine clips each
  *	to that memslot and steps over one in no memslot, or in one
  *	prefetch may not map, as if mapped.  All windows of one exit

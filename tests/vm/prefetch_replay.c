@@ -17,7 +17,8 @@
  *  2. Replay: a new VM loads the order and runs the same touches with
  *     replay at a budget of 64 pages: the guest faults once per 64
  *     recorded pages, the replay maps the rest, replay_pos reaches the
- *     end, and every page reads its own gfn (no wrong mapping).  Pages
+ *     end, and every page reads its own gfn (no wrong mapping); a run of
+ *     2048 pages takes one fault per 64 of them.  Pages
  *     the host does not have stop the replay where they start, until the
  *     guest faults them in.  Runs in other memslots than the fault's are
  *     mapped in their own; a dirty-logged memslot's are stepped over.
@@ -240,39 +241,57 @@ static uint64_t to_runs(const uint64_t *first, unsigned int n, uint64_t *runs)
 struct model {
 	uint8_t mapped[PAGES];
 	uint64_t base, npages;	/* the memslot */
-	uint64_t pos, faults, prefetched;
+	uint64_t pos, faults, prefetched;	/* pos: run << 12 | page */
 	uint32_t budget;
 };
 
-/* One guest touch of @gfn (in the slot): a fault, then the replay. */
+/*
+ * One guest touch of @gfn (in the slot): a fault, then the replay.  The
+ * position is run << 12 | page within the run: a window the budget cuts
+ * short is gone on with by the next fault where the cut was.  next() is
+ * asked after every window mapped through, also when the budget is
+ * spent (its answer then dropped), so the position moves past the
+ * exit's last window too.
+ */
 static void model_touch(struct model *m, const uint64_t *runs, uint64_t nr,
 			uint64_t gfn)
 {
-	uint64_t used = 0, cursor = 0, idx, g, n, s, e;
+	uint64_t used = 0, cursor = 0, last = 0, pos, idx, page, g, n, s, e;
 
 	if (m->mapped[gfn - m->base])
 		return;
 	m->mapped[gfn - m->base] = 1;
 	m->faults++;
 	for (;;) {
-		if (used >= m->budget)
-			break;
 		if (cursor) {
-			idx = cursor;
-			if (m->pos < idx)
-				m->pos = idx;
+			idx = (cursor - 1) >> 12;
+			page = ((cursor - 1) & 4095) + last;
+			if (idx < nr && page >= KVM_PREFETCH_RUN_PAGES(runs[idx])) {
+				idx++;
+				page = 0;
+			}
+			pos = idx << 12 | page;
+			if (m->pos < pos)
+				m->pos = pos;
 		} else {
-			idx = m->pos;
+			pos = m->pos;
 		}
-		if (idx >= nr)
+		idx = pos >> 12;
+		page = pos & 4095;
+		if (idx >= nr || page >= KVM_PREFETCH_RUN_PAGES(runs[idx]) ||
+		    used >= m->budget)
 			break;
-		g = KVM_PREFETCH_RUN_GFN(runs[idx]);
-		n = KVM_PREFETCH_RUN_PAGES(runs[idx]);
-		cursor = idx + 1;
+		g = KVM_PREFETCH_RUN_GFN(runs[idx]) + page;
+		n = KVM_PREFETCH_RUN_PAGES(runs[idx]) - page;
+		cursor = pos + 1;
 		if (n > m->budget - used)
 			n = m->budget - used;
 		used += n;
-		s = g > m->base ? g : m->base;
+		last = n;
+		/* A window lies in the memslot of its start, if any. */
+		if (g - m->base >= m->npages)
+			continue;
+		s = g;
 		e = g + n < m->base + m->npages ? g + n : m->base + m->npages;
 		for (; s < e; s++)
 			if (!m->mapped[s - m->base]) {
@@ -333,10 +352,11 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 	c1 = counts(vcpu);
 	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st), "STATUS");
 	if (!quiet || bad || c1.pf - c0.pf != m.faults ||
-	    c1.mapped - c0.mapped != m.prefetched || st.replay_pos != m.pos)
+	    c1.mapped - c0.mapped != m.prefetched ||
+	    st.replay_pos != m.pos >> 12)
 		KT_EXPECT(!bad && c1.pf - c0.pf == m.faults &&
 			  c1.mapped - c0.mapped == m.prefetched &&
-			  st.replay_pos == m.pos &&
+			  st.replay_pos == m.pos >> 12 &&
 			  (st.state & KVM_PREFETCH_STATE_LOADED),
 			  "%s: %llu faults, %llu prefetched, pos %llu (model %llu, %llu, %llu), %u wrong reads",
 			  what, (unsigned long long)(c1.pf - c0.pf),
@@ -344,7 +364,7 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 			  (unsigned long long)st.replay_pos,
 			  (unsigned long long)m.faults,
 			  (unsigned long long)m.prefetched,
-			  (unsigned long long)m.pos, bad);
+			  (unsigned long long)(m.pos >> 12), bad);
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
 }
@@ -485,6 +505,21 @@ static void replay(const char *engine)
 		single[k] = KVM_PREFETCH_RUN(FIRST[k], 1);
 	snprintf(what, sizeof(what), "%s: one-page runs", engine);
 	replay_check(what, single, NFIRST, FIRST, NFIRST, BUDGET, SIZE, false);
+
+	/*
+	 * A run longer than the budget: each fault goes on where the last
+	 * one's budget ended, one fault per 64 pages of it.
+	 */
+	{
+		static uint64_t t[PAGES];
+		uint64_t r[] = { KVM_PREFETCH_RUN(GFN0, PAGES) };
+
+		for (k = 0; k < PAGES; k++)
+			t[k] = GFN0 + k;
+		snprintf(what, sizeof(what), "%s: a run of %llu pages", engine,
+			 (unsigned long long)PAGES);
+		replay_check(what, r, 1, t, PAGES, BUDGET, SIZE, false);
+	}
 
 	/* Pages the host does not have stop the replay. */
 	vm = vm_new(&vcpu, SIZE);

@@ -517,8 +517,9 @@ static void prefetch_next_windows(struct prefetch_walk *walk,
 	struct kvm_memory_slot *slot;
 	u64 start, end;
 
-	while (!prefetch_exit_due(vcpu, walk->scanned) &&
-	       kvm_prefetch_next(vcpu->kvm, f, w, &used)) {
+	/* Asked after each window mapped through, the last one too. */
+	while (kvm_prefetch_next(vcpu->kvm, f, w, &used) &&
+	       !prefetch_exit_due(vcpu, walk->scanned)) {
 		slot = kvm_vcpu_gfn_to_memslot(vcpu, w->start);
 		if (!slot || !prefetch_slot_ok(slot) ||
 		    !kvm_prefetch_clip_window(w, slot->base_gfn, slot->npages,

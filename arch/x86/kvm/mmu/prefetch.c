@@ -359,8 +359,9 @@ static u64 prefetch_next_windows(struct kvm_vcpu *vcpu,
 	u64 start, end, mapped = 0;
 	bool done;
 
-	while (!prefetch_exit_due(vcpu, *scanned) &&
-	       kvm_prefetch_next(vcpu->kvm, f, w, &used)) {
+	/* Asked after each window mapped through, the last one too. */
+	while (kvm_prefetch_next(vcpu->kvm, f, w, &used) &&
+	       !prefetch_exit_due(vcpu, *scanned)) {
 		slot = kvm_vcpu_gfn_to_memslot(vcpu, w->start);
 		if (!slot || !kvm_prefetch_slot_allowed(slot) ||
 		    !kvm_prefetch_clip_window(w, slot->base_gfn, slot->npages,
