@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "a64.h"
+#include "../vm/lib/replay_model.h"
 
 #define SLOT		1
 #define GPA		0x10000000ULL
@@ -110,7 +111,7 @@ static int order_load(struct a64_vm *vm, const struct kvm_prefetch_order *o,
 }
 
 /* An order of @n runs, with its header; *@size its size. */
-static struct kvm_prefetch_order *order_new(const __u64 *runs, uint64_t n,
+static struct kvm_prefetch_order *order_new(const uint64_t *runs, uint64_t n,
 					    uint64_t *size)
 {
 	struct kvm_prefetch_order *o;
@@ -189,127 +190,7 @@ static uint64_t rnd_state;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
-/*
- * The touches of the recording: a shuffled order of pages of the slot,
- * where every 8th touch goes on to the next 3 pages and every 16th
- * repeats an earlier page.  @first gets the first-touch order.
- */
-static void make_touches(uint64_t *t, unsigned int *n, uint64_t *first,
-			 unsigned int *nfirst)
-{
-	static uint8_t seen[PAGES];
-	unsigned int i, k = 0, f = 0;
-
-	memset(seen, 0, sizeof(seen));
-	rnd_state = 0x5eed5eedULL;
-	for (i = 0; k < TOUCHES; i++) {
-		uint64_t p = rnd() % (PAGES - 4), j;
-		unsigned int len = (i % 8 == 7) ? 4 : 1;
-
-		if (i % 16 == 15 && f) {
-			t[k++] = first[rnd() % f];
-			continue;
-		}
-		for (j = 0; j < len && k < TOUCHES; j++) {
-			t[k++] = GFN0 + p + j;
-			if (!seen[p + j]) {
-				seen[p + j] = 1;
-				first[f++] = GFN0 + p + j;
-			}
-		}
-	}
-	*n = k;
-	*nfirst = f;
-}
-
-/* Coalesce a first-touch order into runs, as the recording does. */
-static uint64_t to_runs(const uint64_t *first, unsigned int n, __u64 *runs)
-{
-	uint64_t nr = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (nr) {
-			uint64_t g = KVM_PREFETCH_RUN_GFN(runs[nr - 1]);
-			uint64_t p = KVM_PREFETCH_RUN_PAGES(runs[nr - 1]);
-
-			if (g + p == first[i] && p < KVM_PREFETCH_RUN_MAX_PAGES) {
-				runs[nr - 1] = KVM_PREFETCH_RUN(g, p + 1);
-				continue;
-			}
-		}
-		runs[nr++] = KVM_PREFETCH_RUN(first[i], 1);
-	}
-	return nr;
-}
-
-/* ---- the model of the replay (one memslot, every host page present) --- */
-
-struct model {
-	uint8_t mapped[PAGES];
-	uint64_t pos, faults, prefetched;
-	uint32_t budget;
-};
-
-/*
- * One guest touch of @gfn: a fault if it is not mapped, then the replay's
- * windows from the position (run << 12 | page within the run), one run,
- * or what is left of it, each, until the budget is spent.  next() is
- * asked after every window mapped through, also when the budget is
- * spent (its answer dropped): the position moves past the exit's last
- * window, and a run the budget cut short is gone on with where the cut
- * was.  A window lies in the memslot of its start, if any.
- */
-static void model_touch(struct model *m, const __u64 *runs, uint64_t nr,
-			uint64_t gfn)
-{
-	uint64_t used = 0, cursor = 0, last = 0, pos, idx, page, g, n, s, e;
-
-	if (m->mapped[gfn - GFN0])
-		return;
-	m->mapped[gfn - GFN0] = 1;
-	m->faults++;
-	for (;;) {
-		if (cursor) {
-			idx = (cursor - 1) >> 12;
-			page = ((cursor - 1) & 4095) + last;
-			if (idx < nr && page >= KVM_PREFETCH_RUN_PAGES(runs[idx])) {
-				idx++;
-				page = 0;
-			}
-			pos = idx << 12 | page;
-			if (m->pos < pos)
-				m->pos = pos;
-		} else {
-			pos = m->pos;
-		}
-		idx = pos >> 12;
-		page = pos & 4095;
-		if (idx >= nr || page >= KVM_PREFETCH_RUN_PAGES(runs[idx]) ||
-		    used >= m->budget)
-			break;
-		g = KVM_PREFETCH_RUN_GFN(runs[idx]) + page;
-		n = KVM_PREFETCH_RUN_PAGES(runs[idx]) - page;
-		cursor = pos + 1;
-		if (n > m->budget - used)
-			n = m->budget - used;
-		used += n;
-		last = n;
-		if (g - GFN0 >= PAGES)
-			continue;
-		s = g;
-		e = g + n < GFN0 + PAGES ? g + n : GFN0 + PAGES;
-		for (; s < e; s++)
-			if (!m->mapped[s - GFN0]) {
-				m->mapped[s - GFN0] = 1;
-				m->prefetched++;
-			}
-	}
+	return replay_rnd(&rnd_state);
 }
 
 /*
@@ -317,9 +198,9 @@ static void model_touch(struct model *m, const __u64 *runs, uint64_t nr,
  * faults, pages mapped and replay_pos must be the model's, every touch
  * read its own gfn.  Return the model.
  */
-static void replay_check_budget(const char *what, const __u64 *runs,
+static void replay_check_budget(const char *what, const uint64_t *runs,
 				uint64_t nr, const uint64_t *t, unsigned int n,
-				uint32_t budget, struct model *m, bool quiet)
+				uint32_t budget, struct replay_model *m, bool quiet)
 {
 	struct kvm_prefetch_order_op st;
 	struct kvm_prefetch_order *o;
@@ -336,12 +217,11 @@ static void replay_check_budget(const char *what, const __u64 *runs,
 	A64_ASSERT(!r, "%s: REPLAY_LOAD (%d)", what, r);
 	free(o);
 
-	memset(m, 0, sizeof(*m));
-	m->budget = budget;
+	replay_model_init(m, GFN0, PAGES, budget);
 	c0 = a64_vcpu_counts(vcpu);
 	for (i = 0; i < n; i++) {
 		bad += !touch(vcpu, t[i]);
-		model_touch(m, runs, nr, t[i]);
+		replay_model_touch(m, runs, nr, t[i]);
 	}
 	c1 = a64_vcpu_counts(vcpu);
 	r = simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st);
@@ -374,8 +254,8 @@ static void replay_check_budget(const char *what, const __u64 *runs,
 	a64_vm_free(vm);
 }
 
-static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
-			 const uint64_t *t, unsigned int n, struct model *m)
+static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
+			 const uint64_t *t, unsigned int n, struct replay_model *m)
 {
 	replay_check_budget(what, runs, nr, t, n, BUDGET, m, false);
 }
@@ -385,18 +265,20 @@ static void replay_check(const char *what, const __u64 *runs, uint64_t nr,
 static void record_and_replay(void)
 {
 	static uint64_t t[TOUCHES], first[TOUCHES];
-	static __u64 want[TOUCHES];
+	static uint64_t want[TOUCHES];
 	struct kvm_prefetch_order_op st;
 	struct kvm_prefetch_order *o;
 	unsigned int n, nfirst, i, bad = 0;
 	uint64_t nwant, size, pf0, pf1;
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
-	struct model m;
+	struct replay_model m;
 	int r;
 
-	make_touches(t, &n, first, &nfirst);
-	nwant = to_runs(first, nfirst, want);
+	n = TOUCHES;
+	replay_make_touches(&rnd_state, GFN0, PAGES, TOUCHES, t, first,
+			    &nfirst);
+	nwant = replay_to_runs(first, nfirst, want);
 
 	vm = vm_new("none", 0, false, &vcpu);
 	r = simple_op(vm, KVM_PREFETCH_RECORD_START, &st);
@@ -431,7 +313,9 @@ static void record_and_replay(void)
 	a64_vm_free(vm);
 
 	/* Replay what was read, with the same touches. */
-	replay_check("replay of the recording", o->runs, o->nr_runs, t, n, &m);
+	/* The order as read out; __u64 and uint64_t are the same 64 bits. */
+	replay_check("replay of the recording", (const uint64_t *)o->runs,
+		     o->nr_runs, t, n, &m);
 	A64_EXPECT(m.faults < nfirst / 8 && m.pos >> 12 == o->nr_runs,
 		   "the model: %" PRIu64 " faults for %u first touches, replay_pos at the end",
 		   m.faults, nfirst);
@@ -469,7 +353,7 @@ static void record_and_replay(void)
 static void memslots(void)
 {
 	uint64_t osize, i, nr = 0, want = 0, pf0, pf1;
-	__u64 runs[64];
+	uint64_t runs[64];
 	struct kvm_prefetch_order_op st;
 	struct kvm_prefetch_order *o;
 	struct a64_counts c0, c1;
@@ -545,7 +429,7 @@ static void absent(void)
 	struct a64_vcpu *vcpu;
 	struct a64_vm *vm;
 	unsigned int bad = 0;
-	__u64 runs[10];
+	uint64_t runs[10];
 	char *hole;
 	int r;
 
@@ -655,7 +539,7 @@ static bool order_prefix(const struct kvm_prefetch_order *o,
 static void *loader_fn(void *arg)
 {
 	struct racer *rc = arg;
-	__u64 runs[64];
+	uint64_t runs[64];
 	uint64_t size, i, seed = 0x10adULL;
 
 	while (!rc->stop) {
@@ -758,9 +642,9 @@ static void races(void)
  */
 static void fuzz(void)
 {
-	static __u64 runs[FUZZ_RUNS];
+	static uint64_t runs[FUZZ_RUNS];
 	static uint64_t t[FUZZ_TOUCHES];
-	static struct model m;
+	static struct replay_model m;
 	unsigned int c, i, nbad = 0;
 	uint64_t faults = 0, pages = 0;
 	char what[64];
@@ -833,7 +717,7 @@ static void bad_op(struct a64_vm *vm, const char *what,
 
 static void bad_input(void)
 {
-	__u64 runs[4] = {
+	uint64_t runs[4] = {
 		KVM_PREFETCH_RUN(GFN0, 1), KVM_PREFETCH_RUN(GFN0 + 2, 2),
 	};
 	struct kvm_prefetch_order *o;

@@ -47,6 +47,7 @@
 
 #include "kvmtest.h"
 #include "kt_sys.h"
+#include "replay_model.h"
 
 #define ENGINE_PATH	KTSYS_P_ENGINE
 #define SLOT		1
@@ -176,129 +177,7 @@ static uint64_t rnd_state;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
-/*
- * The touches of the recording: a shuffled order of 256 distinct pages
- * of the slot, where every 8th touch goes on to the next 3 pages (a run)
- * and every 16th repeats an earlier page.  *@n touches, @first the
- * first-touch order (distinct), *@nfirst its length.
- */
-static void make_touches(uint64_t *t, unsigned int *n, uint64_t *first,
-			 unsigned int *nfirst)
-{
-	static uint8_t seen[PAGES];
-	unsigned int i, k = 0, f = 0;
-
-	memset(seen, 0, sizeof(seen));
-	rnd_state = 0x5eed5eedULL;
-	for (i = 0; k < TOUCHES; i++) {
-		uint64_t p = rnd() % (PAGES - 4), j;
-		unsigned int len = (i % 8 == 7) ? 4 : 1;
-
-		if (i % 16 == 15 && f) {
-			t[k++] = first[rnd() % f];
-			continue;
-		}
-		for (j = 0; j < len && k < TOUCHES; j++) {
-			t[k++] = GFN0 + p + j;
-			if (!seen[p + j]) {
-				seen[p + j] = 1;
-				first[f++] = GFN0 + p + j;
-			}
-		}
-	}
-	*n = k;
-	*nfirst = f;
-}
-
-/* Coalesce a first-touch order into runs, as the recording does. */
-static uint64_t to_runs(const uint64_t *first, unsigned int n, uint64_t *runs)
-{
-	uint64_t nr = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (nr) {
-			uint64_t g = KVM_PREFETCH_RUN_GFN(runs[nr - 1]);
-			uint64_t p = KVM_PREFETCH_RUN_PAGES(runs[nr - 1]);
-
-			if (g + p == first[i] && p < KVM_PREFETCH_RUN_MAX_PAGES) {
-				runs[nr - 1] = KVM_PREFETCH_RUN(g, p + 1);
-				continue;
-			}
-		}
-		runs[nr++] = KVM_PREFETCH_RUN(first[i], 1);
-	}
-	return nr;
-}
-
-/* ---- the model of the replay -------------------------------------- */
-
-struct model {
-	uint8_t mapped[PAGES];
-	uint64_t base, npages;	/* the memslot */
-	uint64_t pos, faults, prefetched;	/* pos: run << 12 | page */
-	uint32_t budget;
-};
-
-/*
- * One guest touch of @gfn (in the slot): a fault, then the replay.  The
- * position is run << 12 | page within the run: a window the budget cuts
- * short is gone on with by the next fault where the cut was.  next() is
- * asked after every window mapped through, also when the budget is
- * spent (its answer then dropped), so the position moves past the
- * exit's last window too.
- */
-static void model_touch(struct model *m, const uint64_t *runs, uint64_t nr,
-			uint64_t gfn)
-{
-	uint64_t used = 0, cursor = 0, last = 0, pos, idx, page, g, n, s, e;
-
-	if (m->mapped[gfn - m->base])
-		return;
-	m->mapped[gfn - m->base] = 1;
-	m->faults++;
-	for (;;) {
-		if (cursor) {
-			idx = (cursor - 1) >> 12;
-			page = ((cursor - 1) & 4095) + last;
-			if (idx < nr && page >= KVM_PREFETCH_RUN_PAGES(runs[idx])) {
-				idx++;
-				page = 0;
-			}
-			pos = idx << 12 | page;
-			if (m->pos < pos)
-				m->pos = pos;
-		} else {
-			pos = m->pos;
-		}
-		idx = pos >> 12;
-		page = pos & 4095;
-		if (idx >= nr || page >= KVM_PREFETCH_RUN_PAGES(runs[idx]) ||
-		    used >= m->budget)
-			break;
-		g = KVM_PREFETCH_RUN_GFN(runs[idx]) + page;
-		n = KVM_PREFETCH_RUN_PAGES(runs[idx]) - page;
-		cursor = pos + 1;
-		if (n > m->budget - used)
-			n = m->budget - used;
-		used += n;
-		last = n;
-		/* A window lies in the memslot of its start, if any. */
-		if (g - m->base >= m->npages)
-			continue;
-		s = g;
-		e = g + n < m->base + m->npages ? g + n : m->base + m->npages;
-		for (; s < e; s++)
-			if (!m->mapped[s - m->base]) {
-				m->mapped[s - m->base] = 1;
-				m->prefetched++;
-			}
-	}
+	return replay_rnd(&rnd_state);
 }
 
 struct counts {
@@ -322,7 +201,7 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 			 const uint64_t *t, unsigned int n, uint32_t budget,
 			 uint64_t size, bool quiet)
 {
-	static struct model m;
+	static struct replay_model m;
 	struct kvm_prefetch_order_op st;
 	struct kvm_prefetch_order *o;
 	struct counts c0, c1;
@@ -340,14 +219,11 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 	KT_ASSERT(!r, "%s: LOAD (%d)", what, r);
 	free(o);
 
-	memset(&m, 0, sizeof(m));
-	m.base = GFN0;
-	m.npages = size / KT_PAGE_SIZE;
-	m.budget = budget;
+	replay_model_init(&m, GFN0, size / KT_PAGE_SIZE, budget);
 	c0 = counts(vcpu);
 	for (i = 0; i < n; i++) {
 		bad += !touch(vcpu, t[i]);
-		model_touch(&m, runs, nr, t[i]);
+		replay_model_touch(&m, runs, nr, t[i]);
 	}
 	c1 = counts(vcpu);
 	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st), "STATUS");
@@ -926,8 +802,10 @@ int main(void)
 	}
 	KT_REQUIRE(!ktsys_read_line(ENGINE_PATH, engine, sizeof(engine)),
 		   "no %s", ENGINE_PATH);
-	make_touches(T, &NT, FIRST, &NFIRST);
-	NRUNS = to_runs(FIRST, NFIRST, RUNS);
+	NT = TOUCHES;
+	replay_make_touches(&rnd_state, GFN0, PAGES, TOUCHES, T, FIRST,
+			    &NFIRST);
+	NRUNS = replay_to_runs(FIRST, NFIRST, RUNS);
 	kt_info("%u touches, %u first touches, %u runs", NT, NFIRST, NRUNS);
 	for (e = 0; e < 2; e++) {
 		ktsys_set_engine(engines[e]);
