@@ -31,14 +31,7 @@ def parse(path):
                 cfg = dict(kv.split('=', 1) for kv in line.split()[1:]
                            if '=' in kv)
             elif line.startswith('@@REPLAY '):
-                d = {}
-                for kv in line.split()[1:]:
-                    k, _, v = kv.partition('=')
-                    try:
-                        d[k] = float(v) if '.' in v else int(v)
-                    except ValueError:
-                        d[k] = v
-                rows.append(d)
+                rows.append(reportlib.fields(line))
     return rows, cfg
 
 

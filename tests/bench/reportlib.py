@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the benchmark reports (report.py, scale-report.py) share: their
-command line and their gnuplot call.  Standard library only."""
+"""What the benchmark reports (report.py, scale-report.py,
+replay-report.py) share: their command line, the fields of a raw line
+and their gnuplot call.  Standard library only."""
 import argparse
 import subprocess
 import sys
@@ -15,6 +16,19 @@ def parse_args(lines_flag, *extra):
     for opt in ('--abi',) + extra + ('--vm-seconds',):
         ap.add_argument(opt, default='')
     return ap.parse_args()
+
+
+def fields(line):
+    """The key=value fields of a raw line after its tag, as numbers where
+    they are (float if they have a dot), else as text."""
+    d = {}
+    for kv in line.split()[1:]:
+        k, _, v = kv.partition('=')
+        try:
+            d[k] = float(v) if '.' in v else int(v)
+        except ValueError:
+            d[k] = v
+    return d
 
 
 def gnuplot(script, who):

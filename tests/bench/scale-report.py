@@ -30,14 +30,7 @@ def parse(path):
             elif line.startswith('@@SCALECFG'):
                 cfg = line.split(None, 1)[1] if ' ' in line else ''
             elif line.startswith('@@SCALE '):
-                d = {}
-                for kv in line.split()[1:]:
-                    k, _, v = kv.partition('=')
-                    try:
-                        d[k] = float(v) if '.' in v else int(v)
-                    except ValueError:
-                        d[k] = v
-                rows.append(d)
+                rows.append(reportlib.fields(line))
     return rows, env, cfg
 
 
