@@ -351,21 +351,12 @@ struct handler {
 	int memfd;
 };
 
+/* @size bytes of a read-write @flags mapping at a 2 MiB boundary. */
 static char *map_aligned(size_t size, int flags, int fd, char **alloc,
 			 size_t *alloc_size)
 {
-	size_t len = size + ALIGN_2M;
-	char *p, *a;
-
-	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-		 MAP_NORESERVE, -1, 0);
-	KT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
-	a = (char *)(((uintptr_t)p + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1));
-	KT_ASSERT(mmap(a, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED,
-		       fd, 0) == a, "mmap fixed: %s", strerror(errno));
-	*alloc = p;
-	*alloc_size = len;
-	return a;
+	return kt_uffd_map_aligned(size, ALIGN_2M, PROT_READ | PROT_WRITE,
+				   flags, fd, alloc_size, alloc);
 }
 
 static void h_err(struct handler *h)

@@ -352,7 +352,7 @@ struct kt_uffd *kt_uffd_create(void *base, size_t size, const void *src,
 }
 
 /* @size bytes of @flags mapping at an @align-aligned address. */
-static char *kt_uffd_map_aligned(size_t size, size_t align, int prot,
+char *kt_uffd_map_aligned(size_t size, size_t align, int prot,
 				 int flags, int fd, size_t *alloc_size,
 				 char **alloc)
 {

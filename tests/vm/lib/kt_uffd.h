@@ -96,6 +96,13 @@ struct kt_uffd *kt_uffd_create_minor(size_t size, size_t align,
  */
 int kt_uffd_memfd(const void *src, size_t size);
 /*
+ * @size bytes of an mmap() of @prot, @flags (MAP_FIXED added) and @fd at
+ * an @align-aligned address; the whole reservation, to munmap(), in
+ * *@alloc and *@alloc_size.
+ */
+char *kt_uffd_map_aligned(size_t size, size_t align, int prot, int flags,
+			  int fd, size_t *alloc_size, char **alloc);
+/*
  * MINOR mode on a memfd the caller filled (several clones of one
  * snapshot: one call each): map @memfd's first @size bytes shared at an
  * @align-aligned address and arm that mapping.  The memfd stays the
