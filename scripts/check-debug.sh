@@ -194,8 +194,9 @@ log=$VMDIR/test.log
 if [ -n "$vm_tests" ]; then
 	say "boot 1: the in-VM tests (--mode test)"
 	KMODDIR=$K/kmod/$rel BUILD=$K VMDIR=$VMDIR "$TOP"/tests/vm/mkinitramfs.sh
-	append=""
-	[ -z "${TESTS:-}" ] || append="kp.tests=$(echo $vm_tests | tr -s ' ' ,)"
+	# A hung test is killed after DEBUG_TEST_TIMEOUT s (tests/vm/init).
+	append="kp.test_timeout=${DEBUG_TEST_TIMEOUT:-1800}"
+	[ -z "${TESTS:-}" ] || append="$append kp.tests=$(echo $vm_tests | tr -s ' ' ,)"
 	"$TOP"/tests/vm/run-vm.sh --kernel "$K/bzImage" --initrd "$VMDIR/initramfs.cpio.gz" \
 		--mode test --log "$log" --timeout "${DEBUG_TIMEOUT:-5400}" --stall 600 \
 		--append "$append" | tee "$VMDIR/result.txt" || rc=1

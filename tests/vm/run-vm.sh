@@ -154,7 +154,8 @@ lost_after=${KP_LOST_AFTER:-60}
 idle_after=${KP_IDLE_AFTER:-60}
 wake_after=${KP_WAKE_AFTER:-3}
 nr_cpus=${KP_SMP:-2}
-# One line per vCPU: index, HLT, IF, highest vector in IRR (-1: none), PPR.
+# One line per vCPU: index, HLT, IF, highest vector in IRR (-1: none), PPR,
+# RIP.
 vcpu_wake_state() {
 	local i cmds=""
 
@@ -178,6 +179,9 @@ vcpu_wake_state() {
 			match($0, /[RE]FL=[0-9a-fA-F]+/)
 			rfl = hex(substr($0, RSTART + 4, RLENGTH - 4))
 			hlt = ($0 ~ /HLT=1/) ? 1 : 0
+			rip = "?"
+			if (match($0, /[RE]IP=[0-9a-fA-F]+/))
+				rip = substr($0, RSTART + 4, RLENGTH - 4)
 		}
 		/^IRR / {
 			irr = -1
@@ -188,7 +192,7 @@ vcpu_wake_state() {
 		/ PPR 0x/ {
 			match($0, / PPR 0x[0-9a-fA-F]+/)
 			ppr = hex(substr($0, RSTART + 7, RLENGTH - 7))
-			print n++, hlt, int(rfl / 512) % 2, irr, ppr
+			print n++, hlt, int(rfl / 512) % 2, irr, ppr, rip
 		}'
 	exec 3>&-
 }
@@ -198,6 +202,13 @@ lost_wakeups() {
 		printf "%svCPU %d (vector %d in IRR, PPR 0x%02x)", sep, $1, $4, $5
 		sep = ", "
 	}'
+}
+# Where the vCPUs of vcpu_wake_state()'s output that run are: while one
+# waits for a wake-up, what keeps the other busy (nokaslr: the RIPs are
+# the same in every boot; scripts/resolve-rips.sh names them).
+running_rips() {
+	awk '$2 != 1 { printf "%svCPU %d at %s", sep, $1, $6; sep = ", " }
+	     END { if (NR && !sep) printf "every vCPU halted" }'
 }
 # Whether every vCPU of vcpu_wake_state()'s output is halted.
 all_halted() {
@@ -210,6 +221,14 @@ key_press() {
 		timeout 1 cat <&3 > /dev/null
 		exec 3>&-
 	fi
+}
+# The watchdog's own lines in the log are no sign of life: they must not
+# hold off the stall verdict (CI of issue 50: a silent guest with a slow
+# wake-up every few seconds ran into the 1500 s timeout instead of the
+# 300 s stall, and the log never said what the guest was doing).
+note() {
+	echo "$*" >> "$log"
+	last_size=$(stat -c %s "$log")
 }
 pokes=0
 wakeups=0
@@ -247,10 +266,10 @@ while kill -0 $qpid 2>/dev/null; do
 		if [ -z "$lost" ]; then
 			if [ $pokes -gt 0 ]; then
 				healed=$((healed + 1))
-				echo "run-vm: lost wake-up healed after $pokes key press(es)" >> "$log"
+				note "run-vm: lost wake-up healed after $pokes key press(es)"
 			elif [ -n "$pending_since" ]; then
 				slow=$((slow + 1))
-				echo "run-vm: slow wake-up: taken $(( $(date +%s) - pending_since )) s after it was seen pending" >> "$log"
+				note "run-vm: slow wake-up: taken $(( $(date +%s) - pending_since )) s after it was seen pending"
 			fi
 			pokes=0
 			pending_since=""
@@ -259,25 +278,23 @@ while kill -0 $qpid 2>/dev/null; do
 			   echo "$state" | all_halted; then
 				idle_pokes=$((idle_pokes + 1))
 				idle_poked_at=$now
-				echo "run-vm: idle poke: every vCPU halted, the console silent for $(( now - last_change )) s: a key press" >> "$log"
+				note "run-vm: idle poke: every vCPU halted, the console silent for $(( now - last_change )) s: a key press"
 				key_press
-				# Our own line is no sign of life.
-				last_size=$(stat -c %s "$log")
 			fi
 		elif [ -z "$pending_since" ] && [ "$heal" != 1 ]; then
 			pending_since=$(( $(date +%s) - 1 ))
-			echo "run-vm: wake-up pending: halted with an interrupt pending: $lost" >> "$log"
+			note "run-vm: wake-up pending: halted with an interrupt pending: $lost; $(echo "$state" | running_rips)"
 		elif [ "$heal" = 1 ] ||
 		     [ $(( $(date +%s) - pending_since )) -ge "$lost_after" ]; then
 			if [ $pokes -eq 0 ]; then
 				wakeups=$((wakeups + 1))
-				echo "run-vm: lost wake-up: ${pending_since:+still pending after $(( $(date +%s) - pending_since )) s: }$lost" >> "$log"
+				note "run-vm: lost wake-up: ${pending_since:+still pending after $(( $(date +%s) - pending_since )) s: }$lost"
 			fi
 			if [ "$lost_fails" = 1 ] || [ $pokes -ge 3 ]; then
 				verdict="the outer QEMU lost a wake-up"
 			else
 				pokes=$((pokes + 1))
-				echo "run-vm: a key press for it ($pokes)" >> "$log"
+				note "run-vm: a key press for it ($pokes)"
 				key_press
 			fi
 		fi
@@ -285,7 +302,7 @@ while kill -0 $qpid 2>/dev/null; do
 	# Whether the console spoke again after an idle poke.
 	if [ -n "$idle_poked_at" ] && [ "$last_change" -gt "$idle_poked_at" ]; then
 		idle_resumed=$((idle_resumed + 1))
-		echo "run-vm: idle poke: the console spoke again $(( last_change - idle_poked_at )) s after it" >> "$log"
+		note "run-vm: idle poke: the console spoke again $(( last_change - idle_poked_at )) s after it"
 		idle_poked_at=""
 	fi
 	if [ -n "$verdict" ]; then
@@ -327,6 +344,13 @@ if [ $slow -gt 0 ]; then
 fi
 if [ -n "$verdict" ]; then
 	echo "run-vm: guest killed: $verdict (vCPU state in $log.qemu-state)" | tee -a "$log"
+	# Where it was, on the terminal too: a CI excerpt is the output's
+	# tail, and the log stays on the CI machine.
+	cur=$(tr -d '\r' < "$log" | awk '/^@@BEGIN / { t = $2 } /^@@END / { t = "" } END { print t }')
+	echo "run-vm: the guest was in ${cur:-no test program (boot, module load, between tests)}; its last console lines:"
+	tr -d '\r' < "$log" | grep -av '^run-vm: ' | tail -n 15 | sed 's/^/run-vm: | /'
+	[ -f "$log.qemu-state" ] && grep -ao 'RIP=[0-9a-f]* RFL=[0-9a-f]* .*HLT=[01]' "$log.qemu-state" |
+		awk '{ print "run-vm: vCPU " n++ ": " $0 }'
 fi
 
 tr -d '\r' < "$log" > "$log.clean"
