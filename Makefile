@@ -79,6 +79,9 @@ TESTS ?=
 # TEST_TIMEOUT: seconds after which a hung in-VM test program is killed,
 # with its stacks printed (tests/vm/init); the longest takes ~100 s.
 TEST_TIMEOUT ?= 600
+# VM_RETRY=1 (make check sets it): a test VM killed by run-vm.sh's
+# watchdog (stall or timeout) with no test failed boots once more.
+VM_RETRY ?=
 # ENGINE=fault|batch: the prefetch engine our kvm.ko runs with in the test
 # VM (kvm.prefetch_engine; unset: the module's default, batch).
 ENGINE ?=
@@ -339,7 +342,7 @@ vm-test: initramfs
 	@mkdir -p $(RESULTS)
 	tests/vm/run-vm.sh --kernel $(KIMAGE) --initrd $(VMDIR)/initramfs.cpio.gz \
 		--mode test --log $(VMDIR)/test.log \
-		--append "kp.test_timeout=$(TEST_TIMEOUT)" \
+		--append "kp.test_timeout=$(TEST_TIMEOUT)" $(if $(VM_RETRY),--retry-wedged) \
 		$(if $(TESTS),--append "kp.tests=$(subst $(space),$(comma),$(strip $(TESTS)))") \
 		$(if $(ENGINE),--append "kp.engine=$(ENGINE)") | \
 		tee $(RESULTS)/vm-test.txt

@@ -49,8 +49,9 @@ done |
 awk '/^run-vm: [0-9]+ slow wake-up/ { slow += $2 }
      /^run-vm: [0-9]+ lost wake-up/ { lost += $2; if (match($0, /, [0-9]+ healed/)) healed += substr($0, RSTART + 2, RLENGTH - 9) }
      /^run-vm: [0-9]+ idle poke/ { idle += $2 }
-     END { printf "outer QEMU: %d slow wake-up(s), %d lost (%d healed by a key press), %d idle poke(s)\n",
-		   slow, lost, healed, idle }'
+     /^run-vm: WEDGED: / { retried++ }
+     END { printf "outer QEMU: %d slow wake-up(s), %d lost (%d healed by a key press), %d idle poke(s), %d test VM(s) booted again after a stall or timeout\n",
+		   slow, lost, healed, idle, retried }'
 for arg in "$@"; do
 	cat "${arg#*=}"/*.txt
 done |

@@ -71,7 +71,7 @@ phase() {
 }
 
 vms1() {
-	layer "6.1 vm-test" KERNEL=6.1 NOBUILD=1 vm-test &&
+	layer "6.1 vm-test" KERNEL=6.1 NOBUILD=1 VM_RETRY=1 vm-test &&
 	layer "6.1 selftests" KERNEL=6.1 NOBUILD=1 selftests &&
 	layer "6.1 qemu-check" KERNEL=6.1 NOBUILD=1 qemu-check
 }
@@ -85,12 +85,12 @@ builds1() {
 	layer "7.3 static" KERNEL=7.3 NOBUILD=1 static
 }
 vms2() {
-	layer "6.12 vm-test" KERNEL=6.12 NOBUILD=1 vm-test &&
+	layer "6.12 vm-test" KERNEL=6.12 NOBUILD=1 VM_RETRY=1 vm-test &&
 	layer "6.12 selftests" KERNEL=6.12 NOBUILD=1 selftests
 }
 builds2() {
 	layer "7.3 patches-bisect" KERNEL=7.3 NOBUILD=1 patches-bisect &&
-	layer "7.3 vm-test" KERNEL=7.3 NOBUILD=1 vm-test
+	layer "7.3 vm-test" KERNEL=7.3 NOBUILD=1 VM_RETRY=1 vm-test
 }
 # 7.3's whole KVM selftests take over 30 minutes under TCG (103 runs,
 # "make selftests KERNEL=7.3"); make check runs those of the MMU, memory
