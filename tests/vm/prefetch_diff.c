@@ -233,9 +233,10 @@ static bool pages_moved(const uint64_t *a, const uint64_t *b)
 	return false;
 }
 
-/* Apply one trace line to @l. */
-static void trace_line(struct leaves *l, const char *line)
+/* Apply one trace line to the leaves @arg. */
+static void trace_line(const char *line, void *arg)
 {
+	struct leaves *l = arg;
 	struct ktsys_spte_change c;
 
 	if (ktsys_spte_parse(line, &c, &l->lost) &&
@@ -246,18 +247,9 @@ static void trace_line(struct leaves *l, const char *line)
 
 static void read_trace(struct leaves *l)
 {
-	char path[256], line[512];
-	FILE *f;
+	long r = ktsys_trace_lines(EVENT, trace_line, l);
 
-	snprintf(path, sizeof(path), "%s/events/%s/enable", ktsys_tracefs(),
-		 EVENT);
-	ktsys_write(path, "0");
-	snprintf(path, sizeof(path), "%s/trace", ktsys_tracefs());
-	f = fopen(path, "r");
-	KT_ASSERT(f, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		trace_line(l, line);
-	fclose(f);
+	KT_ASSERT(r >= 0, "trace of %s: %ld", EVENT, r);
 }
 
 static void run_accesses(struct kt_vcpu *vcpu, const struct access *a, int n)

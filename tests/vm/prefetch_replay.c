@@ -33,6 +33,12 @@
  *     every time; a thread loading orders while the vCPU runs breaks
  *     nothing.
  *
+ * Every replay of 2 to 4 is also checked leaf by leaf, as prefetch_fuzz
+ * checks a hostile policy: the kvm_tdp_mmu_spte_changed trace event gives
+ * every SPTE KVM wrote; the pages of the memslot mapped must be exactly
+ * the model's, each on the pfn /proc/self/pagemap gives for its page, and
+ * no leaf may go anywhere but the memslot and the touch program's.
+ *
  * kp.replay.seed=N and kp.replay.cases=N replace the fuzz's defaults.
  */
 #define _GNU_SOURCE
@@ -50,6 +56,7 @@
 #include "replay_model.h"
 
 #define ENGINE_PATH	KTSYS_P_ENGINE
+#define EVENT		"kvmmmu/kvm_tdp_mmu_spte_changed"
 #define SLOT		1
 #define SLOT2		2
 #define GPA		0x40000000ULL
@@ -192,10 +199,85 @@ static struct counts counts(struct kt_vcpu *vcpu)
 	};
 }
 
+/* ---- the leaves KVM wrote ------------------------------------------ */
+
+struct leaves {
+	uint64_t spte[REPLAY_MODEL_PAGES];
+	uint8_t level[REPLAY_MODEL_PAGES];
+	uint64_t npages, code_pages;
+	long lost, outside;
+};
+
+static void leaf_line(const char *line, void *arg)
+{
+	struct leaves *l = arg;
+	struct ktsys_spte_change c;
+
+	if (!ktsys_spte_parse(line, &c, &l->lost))
+		return;
+	if ((c.new_spte & KTSYS_SPTE_PRESENT) &&
+	    (c.level == 1 || (c.new_spte & KTSYS_SPTE_LARGE)) &&
+	    c.gfn >= l->code_pages &&
+	    (c.gfn < GFN0 || c.gfn >= GFN0 + l->npages))
+		l->outside++;
+	ktsys_spte_apply(&c, GFN0, l->npages, l->spte, l->level);
+}
+
+/*
+ * The leaves of the trace since ktsys_trace_begin() against @m: the
+ * number of differences, the first one described in @what.
+ */
+static unsigned int leaves_check(struct kt_vm *vm,
+				 const struct replay_model *m,
+				 char *what, size_t len)
+{
+	static uint64_t pm[REPLAY_MODEL_PAGES];
+	static struct leaves l;
+	unsigned int bad = 0;
+	uint64_t i, pfn;
+	long r;
+
+	memset(&l, 0, sizeof(l));
+	l.npages = m->npages;
+	l.code_pages = vm->code_size / KT_PAGE_SIZE;
+	r = ktsys_trace_lines(EVENT, leaf_line, &l);
+	KT_ASSERT(r >= 0, "trace of %s: %ld", EVENT, r);
+	ktsys_pagemap(kt_vm_gpa_to_hva(vm, GPA), m->npages, pm);
+	snprintf(what, len, "every leaf the model's");
+	for (i = 0; i < m->npages; i++) {
+		if (!l.level[i] != !m->mapped[i]) {
+			if (!bad++)
+				snprintf(what, len, "page %llu %s",
+					 (unsigned long long)i, l.level[i] ?
+					 "mapped, not in the model" :
+					 "not mapped, in the model");
+			continue;
+		}
+		if (!l.level[i])
+			continue;
+		pfn = KTSYS_SPTE_PFN(l.spte[i]);
+		if (l.level[i] == 2)
+			pfn += i % KTSYS_BLOCK_PAGES;
+		if (!(pm[i] >> 63) || pfn != (pm[i] & ((1ULL << 55) - 1))) {
+			if (!bad++)
+				snprintf(what, len, "page %llu on pfn %#llx, the host's is %#llx",
+					 (unsigned long long)i,
+					 (unsigned long long)pfn,
+					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
+		}
+	}
+	if (l.outside && !bad++)
+		snprintf(what, len, "%ld leaves outside the memslot", l.outside);
+	if (l.lost && !bad++)
+		snprintf(what, len, "the trace lost events (%ld)", l.lost);
+	return bad;
+}
+
 /*
  * A VM of @size bytes with policy replay at @budget and the order @runs
  * loaded; the guest touches @t; the faults, the pages mapped and
- * replay_pos must be the model's, and every touch must read its gfn.
+ * replay_pos must be the model's, every touch must read its gfn, and the
+ * leaves KVM wrote must be the model's pages on the host's pfns.
  */
 static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 			 const uint64_t *t, unsigned int n, uint32_t budget,
@@ -208,7 +290,8 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 	struct kt_vcpu *vcpu;
 	struct kt_vm *vm;
 	uint64_t osize;
-	unsigned int i, bad = 0;
+	unsigned int i, bad = 0, sbad;
+	char leaf[96];
 	int r;
 
 	vm = vm_new(&vcpu, size);
@@ -220,6 +303,8 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 	free(o);
 
 	replay_model_init(&m, GFN0, size / KT_PAGE_SIZE, budget);
+	r = ktsys_trace_begin(EVENT);
+	KT_ASSERT(!r, "trace event %s: %d", EVENT, r);
 	c0 = counts(vcpu);
 	for (i = 0; i < n; i++) {
 		bad += !touch(vcpu, t[i]);
@@ -227,20 +312,21 @@ static void replay_check(const char *what, const uint64_t *runs, uint64_t nr,
 	}
 	c1 = counts(vcpu);
 	KT_ASSERT(!simple_op(vm, KVM_PREFETCH_ORDER_STATUS, &st), "STATUS");
-	if (!quiet || bad || c1.pf - c0.pf != m.faults ||
+	sbad = leaves_check(vm, &m, leaf, sizeof(leaf));
+	if (!quiet || bad || sbad || c1.pf - c0.pf != m.faults ||
 	    c1.mapped - c0.mapped != m.prefetched ||
 	    st.replay_pos != m.pos >> 12)
-		KT_EXPECT(!bad && c1.pf - c0.pf == m.faults &&
+		KT_EXPECT(!bad && !sbad && c1.pf - c0.pf == m.faults &&
 			  c1.mapped - c0.mapped == m.prefetched &&
 			  st.replay_pos == m.pos >> 12 &&
 			  (st.state & KVM_PREFETCH_STATE_LOADED),
-			  "%s: %llu faults, %llu prefetched, pos %llu (model %llu, %llu, %llu), %u wrong reads",
+			  "%s: %llu faults, %llu prefetched, pos %llu (model %llu, %llu, %llu), %u wrong reads, SPTEs: %s (%u off)",
 			  what, (unsigned long long)(c1.pf - c0.pf),
 			  (unsigned long long)(c1.mapped - c0.mapped),
 			  (unsigned long long)st.replay_pos,
 			  (unsigned long long)m.faults,
 			  (unsigned long long)m.prefetched,
-			  (unsigned long long)(m.pos >> 12), bad);
+			  (unsigned long long)(m.pos >> 12), bad, leaf, sbad);
 	kt_vcpu_free(vcpu);
 	kt_vm_free(vm);
 }

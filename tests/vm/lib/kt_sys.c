@@ -399,6 +399,33 @@ long ktsys_trace_end(const char *event)
 	return n < 0 ? -errno : count;
 }
 
+long ktsys_trace_lines(const char *event,
+		       void (*fn)(const char *line, void *arg), void *arg)
+{
+	char line[512];
+	long count = 0;
+	FILE *f;
+	int fd, r;
+
+	r = ktsys_trace_enable(event, "0");
+	if (r)
+		return r;
+	fd = ktsys_tracefs_open("trace", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		fn(line, arg);
+		count++;
+	}
+	fclose(f);
+	return count;
+}
+
 bool ktsys_spte_parse(const char *line, struct ktsys_spte_change *c,
 		      long *lost)
 {

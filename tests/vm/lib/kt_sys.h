@@ -143,6 +143,12 @@ int ktsys_trace_begin(const char *event);
 const char *ktsys_tracefs(void);
 long ktsys_trace_end(const char *event);
 /*
+ * Disable @event and hand every line of the trace buffer (up to 511
+ * characters each) to @fn; the number of lines, or -errno.
+ */
+long ktsys_trace_lines(const char *event,
+		       void (*fn)(const char *line, void *arg), void *arg);
+/*
  * A kprobe event: ktsys_kprobe_add("kp/name", "symbol") makes
  * "p:kp/name symbol", which ktsys_trace_begin("kp/name") then counts;
  * ktsys_kprobe_del("kp/name") removes it.  @filter, if not NULL, is the
