@@ -95,7 +95,18 @@ single|multi) ;;
 *) echo "run-vm.sh: KP_TCG=$tcg: single or multi" >&2; exit 2 ;;
 esac
 [ -x "$qemu" ] || { echo "run-vm.sh: no $qemu (make deps fetches it)" >&2; exit 2; }
-port=$(( 40000 + $$ % 20000 ))
+# The monitor's port: above the ephemeral ports the kernel hands out to
+# outgoing connections (ip_local_port_range; the watchdog's own monitor
+# connections below take them), so that none holds it, and free now.  A
+# port in 40000-59999 failed a boot with "Address already in use" on
+# 2026-12-07, two test VMs beside a make check.
+eph_max=$(awk '{ print $2 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+base=$(( ${eph_max:-60999} + 1 ))
+[ "$base" -le 64000 ] || base=40000
+for ((try = 0; try < 50; try++)); do
+	port=$(( base + ($$ + try * 97) % (65535 - base) ))
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+done
 : > "$log"
 # KP_SMP and KP_QEMU_ARGS (word-split) are for experiments only; KP_MEM
 # (default 2G) is the test VM's memory (the QEMU rig, tests/qemu/, needs 3G).
