@@ -77,7 +77,8 @@ VMDIR	?= $(BUILD)/vm
 MODULES_DEP := $(if $(NOBUILD),,modules)
 TESTS ?=
 # TEST_TIMEOUT: seconds after which a hung in-VM test program is killed,
-# with its stacks printed (tests/vm/init); the longest takes ~100 s.
+# with its stacks printed (tests/vm/init); the longest, prefetch_fuzz,
+# takes 60-180 s.
 TEST_TIMEOUT ?= 600
 # VM_RETRY=1 (make check sets it): a test VM killed by run-vm.sh's
 # watchdog (stall or timeout) with no test failed boots once more.
