@@ -6,7 +6,7 @@
 # name, then the sum of their "N passed, N failed[, N skipped]" lines.
 # Exits non-zero if any layer failed.  With TIMES=<file> (lines "<label>
 # <seconds> s", scripts/timed.sh) the time of each step comes first;
-# EXTRA_FAILED=n adds n failures (steps that stopped without counts).
+# EXTRA_FAILED=n adds n failures (streams that stopped, or failed).
 # Before the sum, one line counts the outer emulator's lost interrupts.
 #
 # Usage: check-summary.sh <base>=<results dir>...
@@ -41,6 +41,28 @@ for arg in "$@"; do
 			"${last#"$layer: "}"
 	done
 done
+# What failed, by name: a failed run's last lines are often all that is
+# seen of it (CI shows its end).  For each layer whose last line counts
+# failures, or has no counts at all, its first failures (a test VM's
+# with the test program they came from), the kernel's first splat and
+# how its test VM ended.
+for arg in "$@"; do
+	for f in "${arg#*=}"/*.txt; do
+		last=$(tail -n1 "$f")
+		[[ "$last" =~ [0-9]+\ passed,\ 0\ failed ]] && continue
+		awk -v label="${arg%%=*} $(basename "$f" .txt)" '
+		function out(line) {
+			if (n++ < 8)
+				printf "failed: %s: %s\n", label, substr(line, 1, 150)
+		}
+		/^@@BEGIN / { prog = $2 ": " }
+		/^@@END / { prog = "" }
+		/^(FAIL|not ok)/ { out(prog $0) }
+		/^dmesg: .*(WARNING:|BUG:|Oops|general protection|Kernel panic|INFO: rcu|stall)/ && !splat++ { out($0) }
+		/^run-vm: (guest killed|the guest was in|WEDGED|the outer QEMU aborted|[1-9][0-9]* (idle poke|lost wake))/ { out($0) }
+		END { if (!n) out("no failure line; its last line: " last) }' last="$last" "$f"
+	done
+done
 # The outer emulator's lost interrupts, over every test VM of the run
 # (run-vm.sh's last lines; sysfs-docs/testing.rst, "Wake-ups").
 for arg in "$@"; do
@@ -60,7 +82,7 @@ awk -v extra="${EXTRA_FAILED:-0}" '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ {
 	END {
 		# EXTRA_FAILED: steps that stopped before writing their counts.
 		if (extra) {
-			printf "check: %d step(s) stopped before their last layer\n", extra
+			printf "check: %d stream(s) stopped or had a test VM layer fail (one failure each)\n", extra
 			f += extra
 		}
 		printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f != 0) }'
