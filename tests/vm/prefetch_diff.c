@@ -333,10 +333,8 @@ static long against_host(const struct leaves *l, const uint64_t *pm,
 
 		if (!l->level[i])
 			continue;
-		want = pm[i] & (1ULL << 63) ? pm[i] & ((1ULL << 55) - 1) : ~0ULL;
-		got = KTSYS_SPTE_PFN(l->spte[i]);
-		if (l->level[i] == 2)
-			got += i % BLOCK_PAGES;
+		want = ktsys_pagemap_pfn(pm[i]);
+		got = ktsys_leaf_pfn(l->spte[i], l->level[i], i);
 		if (got == want)
 			continue;
 		if (print && bad < 4)

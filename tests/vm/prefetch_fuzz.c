@@ -214,15 +214,12 @@ static long check(const struct fcase *c, const struct model *m,
 				snprintf(what, len, "page %u mapped, outside the contract", i);
 			continue;
 		}
-		pfn = KTSYS_SPTE_PFN(l->spte[i]);
-		if (l->level[i] == 2)
-			pfn += i % FZ_BLOCK_PAGES;
-		if (!(pm[i] & (1ULL << 63)) ||
-		    pfn != (pm[i] & ((1ULL << 55) - 1))) {
+		pfn = ktsys_leaf_pfn(l->spte[i], l->level[i], i);
+		if (pfn != ktsys_pagemap_pfn(pm[i])) {
 			if (!bad++)
 				snprintf(what, len, "page %u on pfn %#llx, the host's is %#llx",
 					 i, (unsigned long long)pfn,
-					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
+					 (unsigned long long)ktsys_pagemap_pfn(pm[i]));
 			continue;
 		}
 		if (c->kind == K_RO && (l->spte[i] & KTSYS_SPTE_WRITABLE) && !bad++)

@@ -75,21 +75,15 @@ static bool have_kprobe;	/* the accessed check needs kprobe events */
 /* The pfn of each page of @mem, from /proc/self/pagemap. */
 static void pfns_of(char *mem, uint64_t *pfn)
 {
-	uint64_t e, i;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t i;
 
-	KT_ASSERT(fd >= 0, "/proc/self/pagemap: %s", strerror(errno));
+	ktsys_pagemap(mem, PAGES, pfn);
 	for (i = 0; i < PAGES; i++) {
-		off_t off = ((uintptr_t)mem / KT_PAGE_SIZE + i) * 8;
-
-		KT_ASSERT(pread(fd, &e, 8, off) == 8, "pagemap: %s",
-			  strerror(errno));
-		KT_ASSERT(e >> 63, "page %llu of the file is not mapped",
+		KT_ASSERT(pfn[i] >> 63, "page %llu of the file is not mapped",
 			  (unsigned long long)i);
-		pfn[i] = e & ((1ULL << 55) - 1);
+		pfn[i] = ktsys_pagemap_pfn(pfn[i]);
 		KT_ASSERT(pfn[i], "pagemap shows no pfn (not root?)");
 	}
-	close(fd);
 }
 
 static uint64_t page_flags(uint64_t pfn)

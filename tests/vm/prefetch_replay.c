@@ -255,16 +255,11 @@ static unsigned int leaves_check(struct kt_vm *vm,
 		}
 		if (!l.level[i])
 			continue;
-		pfn = KTSYS_SPTE_PFN(l.spte[i]);
-		if (l.level[i] == 2)
-			pfn += i % KTSYS_BLOCK_PAGES;
-		if (!(pm[i] >> 63) || pfn != (pm[i] & ((1ULL << 55) - 1))) {
-			if (!bad++)
-				snprintf(what, len, "page %llu on pfn %#llx, the host's is %#llx",
-					 (unsigned long long)i,
-					 (unsigned long long)pfn,
-					 (unsigned long long)(pm[i] & ((1ULL << 55) - 1)));
-		}
+		pfn = ktsys_leaf_pfn(l.spte[i], l.level[i], i);
+		if (pfn != ktsys_pagemap_pfn(pm[i]) && !bad++)
+			snprintf(what, len, "page %llu on pfn %#llx, the host's is %#llx",
+				 (unsigned long long)i, (unsigned long long)pfn,
+				 (unsigned long long)ktsys_pagemap_pfn(pm[i]));
 	}
 	if (l.outside && !bad++)
 		snprintf(what, len, "%ld leaves outside the memslot", l.outside);

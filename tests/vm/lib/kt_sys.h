@@ -210,6 +210,20 @@ void ktsys_start_random(int timeout_s, const char *name, char *engine,
  * in bits 0-54); a failure is a FAIL that ends the program.
  */
 void ktsys_pagemap(const void *mem, uint64_t n, uint64_t *out);
+/* The pfn of a pagemap entry, KTSYS_NO_PFN if its page is not present. */
+#define KTSYS_NO_PFN	(~0ULL)
+static inline uint64_t ktsys_pagemap_pfn(uint64_t e)
+{
+	return e >> 63 ? e & ((1ULL << 55) - 1) : KTSYS_NO_PFN;
+}
+/*
+ * The pfn that a leaf SPTE of @level (1: 4 KiB, 2: 2 MiB) maps page @i of
+ * a 2 MiB-aligned range to.
+ */
+static inline uint64_t ktsys_leaf_pfn(uint64_t spte, int level, uint64_t i)
+{
+	return KTSYS_SPTE_PFN(spte) + (level == 2 ? i % KTSYS_BLOCK_PAGES : 0);
+}
 /*
  * Run on CPU 0 only, so that the trace's per-CPU buffers hold one ordered
  * stream of what this thread's vCPU does; a failure ends the program.
