@@ -3,6 +3,7 @@
  * kt_sys - system-side helpers for the in-VM prefetch tests; see kt_sys.h.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
@@ -62,6 +63,123 @@ int ktsys_restore(void)
 	return r;
 }
 
+/*
+ * The other live processes of this process's session (tests/vm/init runs
+ * each test program in a session of its own): up to @max pids in @pids.
+ */
+static int ktsys_session_pids(pid_t *pids, int max)
+{
+	pid_t self = getpid(), sid = getsid(0);
+	struct dirent *d;
+	int n = 0;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return 0;
+	while (n < max && (d = readdir(dir))) {
+		char path[64], buf[512], *p, state;
+		long pid = strtol(d->d_name, &p, 10);
+		int ppid, pgrp, session;
+		ssize_t len;
+		int fd;
+
+		if (*p || pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp,
+				&session) == 4 &&
+		    session == sid && state != 'Z')
+			pids[n++] = pid;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Print /proc/@pid/task/@tid/@file, each line after @prefix; with
+ * @only, only the lines that start with one of its words.
+ */
+static void ktsys_print_task(long pid, long tid, const char *file,
+			     const char *prefix, const char *const *only)
+{
+	char path[96], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/%s", pid, tid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *const *w = only;
+
+		while (w && *w && strncmp(line, *w, strlen(*w)))
+			w++;
+		if (!w || *w)
+			printf("%s%s", prefix, line);
+	}
+	fclose(f);
+}
+
+/*
+ * A test that ran out of time: where every process of its session is
+ * (each thread's name, state, syscall and kernel stack), then kill them
+ * all and wait until they are gone, so that no VMM it started keeps
+ * kvm.ko loaded for the tests after it.
+ */
+static void ktsys_guard_kill_all(void)
+{
+	static const char *const status[] = { "Name:", "State:", NULL };
+	pid_t pids[64];
+	int n, i, round;
+
+	n = ktsys_session_pids(pids, 64);
+	for (i = 0; i < n; i++) {
+		char dirpath[64], prefix[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(dirpath, sizeof(dirpath), "/proc/%d/task", (int)pids[i]);
+		dir = opendir(dirpath);
+		while (dir && (d = readdir(dir))) {
+			long tid = strtol(d->d_name, NULL, 10);
+
+			if (tid <= 0)
+				continue;
+			snprintf(prefix, sizeof(prefix),
+				 "# guard: pid %d thread %ld: ", (int)pids[i], tid);
+			ktsys_print_task(pids[i], tid, "status", prefix, status);
+			ktsys_print_task(pids[i], tid, "syscall", prefix, NULL);
+			ktsys_print_task(pids[i], tid, "stack", prefix, NULL);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	fflush(stdout);
+	for (round = 0; round < 20 && n; round++) {
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		/* Children of ours are reaped here, the others by init. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		usleep(250000);
+		n = ktsys_session_pids(pids, 64);
+	}
+	if (n)
+		kt_fail("guard: %d process(es) of the test still there after SIGKILL",
+			n);
+	else
+		kt_info("guard: every process of the test is gone");
+}
+
 void ktsys_guard(int timeout_s)
 {
 	uint64_t deadline;
@@ -88,6 +206,8 @@ void ktsys_guard(int timeout_s)
 	if (!pid)
 		return;		/* the child runs the test */
 
+	/* kp.guard_timeout=N (experiments): a shorter limit for every test. */
+	timeout_s = (int)ktsys_cmdline_ulong("kp.guard_timeout", timeout_s);
 	deadline = kt_now_ns() + (uint64_t)timeout_s * 1000000000ULL;
 	for (;;) {
 		w = waitpid(pid, &st, WNOHANG);
@@ -100,7 +220,7 @@ void ktsys_guard(int timeout_s)
 		if (kt_now_ns() > deadline) {
 			kt_fail("test did not finish within %d s, killing it",
 				timeout_s);
-			kill(pid, SIGKILL);
+			ktsys_guard_kill_all();
 			waitpid(pid, &st, 0);
 			st = -1;
 			break;
