@@ -59,6 +59,7 @@ for arg in "$@"; do
 		/^@@END / { prog = "" }
 		/^(FAIL|not ok)/ { out(prog $0) }
 		/^dmesg: .*(WARNING:|BUG:|Oops|general protection|Kernel panic|INFO: rcu|stall)/ && !splat++ { out($0) }
+		/^@@ .*: the kernel migrated [0-9]+ pages/ { out($0) }
 		/^run-vm: (guest killed|the guest was in|WEDGED|the outer QEMU aborted|[1-9][0-9]* (idle poke|lost wake))/ { out($0) }
 		END { if (!n) out("no failure line; its last line: " last) }' last="$last" "$f"
 	done
