@@ -733,15 +733,36 @@ static void kpc_vmm_start(struct kpc_vmm *v, int nr_vms,
 /* Stop the VMM; true if it exited 0 (its guest ran, its pages right). */
 static bool kpc_vmm_stop_wait(struct kpc_vmm *v)
 {
-	int st;
+	int st, i;
+	pid_t w = 0;
 
-	kill(v->pid, SIGTERM);
-	if (waitpid(v->pid, &st, 0) != v->pid)
-		return false;
+	/*
+	 * EOF ends the main thread's read() loop (and a SIGUSR1 handler's
+	 * read()), SIGTERM its pause().  A SIGTERM can land after the loop
+	 * checked kpc_vmm_stop and before the syscall it guards: the restart
+	 * of a syscall that set --pid interrupted goes back to the syscall
+	 * instruction, not to the check.  So one SIGTERM a second, for at
+	 * most 30 s; a VMM still there then is killed and fails the check.
+	 */
 	close(v->ctl);
-	close(v->rep);
 	close(v->hnd);
-	return WIFEXITED(st) && !WEXITSTATUS(st);
+	for (i = 0; i < 300 && !w; i++) {
+		if (i % 10 == 0)
+			kill(v->pid, SIGTERM);
+		usleep(100000);
+		w = waitpid(v->pid, &st, WNOHANG);
+	}
+	if (!w) {
+		kt_info("vmm %d: still there 30 s after SIGTERM: killed",
+			(int)v->pid);
+		kill(v->pid, SIGKILL);
+		waitpid(v->pid, &st, 0);
+	} else if (i > 10) {
+		kt_info("vmm %d: exited after SIGTERM number %d", (int)v->pid,
+			(i - 1) / 10 + 1);
+	}
+	close(v->rep);
+	return w == v->pid && WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
 /* The next reply of @v's main thread (at most KPC_WAIT_S s). */
