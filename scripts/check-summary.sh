@@ -44,8 +44,9 @@ done
 # What failed, by name: a failed run's last lines are often all that is
 # seen of it (CI shows its end).  For each layer whose last line counts
 # failures, or has no counts at all, its first failures (a test VM's
-# with the test program they came from), the kernel's first splat and
-# how its test VM ended.
+# with the test program they came from, and the state of each thread of
+# a test killed for its time), the kernel's first splat and how its test
+# VM ended.
 for arg in "$@"; do
 	for f in "${arg#*=}"/*.txt; do
 		last=$(tail -n1 "$f")
@@ -58,6 +59,9 @@ for arg in "$@"; do
 		/^@@BEGIN / { prog = $2 ": " }
 		/^@@END / { prog = "" }
 		/^(FAIL|not ok)/ { out(prog $0) }
+		/^# guard: pid [0-9]+ thread [0-9]+: State:/ { out(prog $0) }
+		/^@@ [a-z0-9_]+: pid [0-9]+ thread [0-9]+ / { out($0) }
+		/^# guard: pid [0-9]+ thread [0-9]+: \[</ && !frame[$4 " " $6]++ { out(prog $0) }
 		/^dmesg: .*(WARNING:|BUG:|Oops|general protection|Kernel panic|INFO: rcu|stall)/ && !splat++ { out($0) }
 		/^@@ .*: the kernel migrated [0-9]+ pages/ { out($0) }
 		/^run-vm: (guest killed|the guest was in|WEDGED|the outer QEMU aborted|[1-9][0-9]* (idle poke|lost wake))/ { out($0) }
