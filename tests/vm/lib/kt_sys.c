@@ -133,14 +133,21 @@ static void ktsys_print_task(long pid, long tid, const char *file,
  * A test that ran out of time: where every process of its session is
  * (each thread's name, state, syscall and kernel stack), then kill them
  * all and wait until they are gone, so that no VMM it started keeps
- * kvm.ko loaded for the tests after it.
+ * kvm.ko loaded for the tests after it.  Only when the test leads a
+ * session of its own (tests/vm/init with kp.test_timeout=); else only
+ * @child, the test's process.
  */
-static void ktsys_guard_kill_all(void)
+static void ktsys_guard_kill_all(pid_t child)
 {
 	static const char *const status[] = { "Name:", "State:", NULL };
 	pid_t pids[64];
 	int n, i, round;
 
+	if (getsid(0) != getpid()) {
+		kt_info("guard: not a session of its own: killing the test's process only");
+		kill(child, SIGKILL);
+		return;
+	}
 	n = ktsys_session_pids(pids, 64);
 	for (i = 0; i < n; i++) {
 		char dirpath[64], prefix[64];
@@ -220,7 +227,7 @@ void ktsys_guard(int timeout_s)
 		if (kt_now_ns() > deadline) {
 			kt_fail("test did not finish within %d s, killing it",
 				timeout_s);
-			ktsys_guard_kill_all();
+			ktsys_guard_kill_all(pid);
 			waitpid(pid, &st, 0);
 			st = -1;
 			break;
