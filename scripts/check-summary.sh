@@ -85,7 +85,7 @@ done |
 awk -v extra="${EXTRA_FAILED:-0}" '/^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed/ {
 	sub(/^[a-z-]+: /, ""); p += $1; f += $3; s += $5 }
 	END {
-		# EXTRA_FAILED: steps that stopped before writing their counts.
+		# EXTRA_FAILED: streams that stopped, or whose test VM layer failed.
 		if (extra) {
 			printf "check: %d stream(s) stopped or had a test VM layer fail (one failure each)\n", extra
 			f += extra
