@@ -327,6 +327,11 @@ boot() {
 	*) fail "$who run $run: $result (log: $(grep -v '^$' "$log.clean" | tail -n1 | cut -c1-100))"
 	   # (the guest's own warnings, lower-cased: they are not the test VM's)
 	   grep -m2 'XSAVE\|WARNING' "$log.clean" | sed -e 's/WARNING/warning/g' -e 's/^/  guest: /'
+	   # Why the L1 QEMU went away without the workload's lines: its own
+	   # last words (a guest reset under -no-reboot, an abort), and the
+	   # guest's last console lines.
+	   tail -n 5 "$log.qemu" 2>/dev/null | sed -e 's/WARNING/warning/g' -e 's/^/  qemu: /'
+	   grep -v '^$' "$log.clean" | tail -n 5 | sed -e 's/WARNING/warning/g' -e 's/^/  guest tail: /'
 	   ;;
 	esac
 }
